@@ -1,0 +1,70 @@
+# sched/numa for Linux 6.1: quilt series, guest kernel, 2-node QEMU tests.
+#
+#   make run      boot the patched kernel on the 2-node guest, show locality
+#   make check    build what is stale, boot, run every test, "N passed, N failed"
+#   make boot     interactive shell in the guest
+#   make apply KSRC=/path/to/linux-6.1   apply the series to your own tree
+#   make checkpatch                      scripts/checkpatch.pl on every patch
+#   make series-build                    build the kernel after every patch
+#
+# Variables: CACHE (default ~/.cache/sched-numa) holds the unpacked tree, the
+# patched tree and the build output; DEBUG=1 selects the debug kernel
+# (lockdep, KASAN, kmemleak, ...) in its own build directory.
+
+CACHE ?= $(HOME)/.cache/sched-numa
+DEBUG ?= 0
+export CACHE DEBUG
+
+S := scripts
+
+.PHONY: all deps tree apply config kernel initramfs check boot run checkpatch \
+	series-build clean distclean help
+
+all: check
+
+help:
+	@sed -n '2,14s/^# \{0,1\}//p' Makefile
+
+deps:
+	@$(S)/deps.sh
+
+tree: deps
+	@$(S)/tree.sh
+
+ifdef KSRC
+apply: deps
+	@$(S)/apply.sh $(KSRC)
+else
+apply:
+	@echo "usage: make apply KSRC=/path/to/linux-6.1-tree" >&2; exit 2
+endif
+
+config: tree
+	@$(S)/config.sh
+
+kernel: tree
+	@$(S)/build.sh
+
+initramfs: deps
+	@$(S)/step.sh "initramfs" $(S)/initramfs.sh
+
+check: kernel initramfs
+	@$(S)/check.sh $(TESTS)
+
+boot: kernel initramfs
+	@$(S)/boot.sh -i none
+
+run: kernel initramfs
+	@$(S)/run.sh
+
+checkpatch: tree
+	@$(S)/checkpatch.sh
+
+series-build: tree
+	@$(S)/series-build.sh
+
+clean:
+	rm -rf $(CACHE)/build/out $(CACHE)/build-debug/out
+
+distclean:
+	rm -rf $(CACHE)

@@ -1,0 +1,70 @@
+#!/bin/bash
+# bench-report.sh LOG [MD] [PNG]: turn the ##BENCH/##SERIES lines numabench
+# printed in a guest console log into one markdown table (modes as columns,
+# one block of rows per scenario) on stdout or in MD, and, given PNG, a plot
+# of locality over time (one panel per scenario, one line per mode).
+set -u
+[ $# -ge 1 ] && [ -f "$1" ] || { echo "usage: $0 CONSOLE-LOG [OUT.md] [OUT.png]" >&2; exit 2; }
+log=$1 md=${2:-/dev/stdout} png=${3:-}
+tr -d '\r' < "$log" | awk '
+function kv(line,   i, n, a, b) {
+	delete f; n = split(line, a, " ")
+	for (i = 2; i <= n; i++) if (split(a[i], b, "=") == 2) f[b[1]] = b[2]
+}
+/^##BENCH / {
+	kv($0); s = f["scenario"]; m = f["mode"]
+	if (!(s in seen)) { seen[s] = 1; scen[++ns] = s }
+	if (!(m in mseen)) { mseen[m] = 1; mode[++nm] = m }
+	if (f["absent"] == 1) { v[s, m, "absent"] = 1; next }
+	v[s, m, "mean"] = f["mean"]; v[s, m, "half"] = f["second_half"]
+	v[s, m, "t90"] = f["t90"]; v[s, m, "mig"] = f["migrated"]
+	v[s, m, "work"] = f["work_mib"]; v[s, m, "numad"] = f["numad_cpu_ms"]
+	v[s, m, "data"] = f["data"]
+}
+function cell(s, m, k,   w) {
+	if (!((s, m, "absent") in v) && !((s, m, "mean") in v)) return "not run"
+	if ((s, m, "absent") in v) return "absent"
+	if (k == "work") {
+		w = v[s, "off", "work"]
+		return (w > 0) ? sprintf("%.2f", v[s, m, "work"] / w) : "-"
+	}
+	if (k == "t90") return (v[s, m, k] == "never") ? "never" : v[s, m, k] " s"
+	return v[s, m, k]
+}
+END {
+	split("mean|half|t90|mig|work|numad|data", keys, "|")
+	split("mean locality|second-half locality|time to 0.9|pages migrated|work vs off|numad CPU ms|data check", names, "|")
+	printf "| scenario | measure |"; for (j = 1; j <= nm; j++) printf " %s |", mode[j]
+	printf "\n|---|---|"; for (j = 1; j <= nm; j++) printf "---|"; printf "\n"
+	for (i = 1; i <= ns; i++)
+		for (k = 1; k <= 7; k++) {
+			printf "| %s | %s |", (k == 1 ? scen[i] : ""), names[k]
+			for (j = 1; j <= nm; j++) printf " %s |", cell(scen[i], mode[j], keys[k])
+			printf "\n"
+		}
+}' > "$md"
+[ -n "$png" ] || exit 0
+command -v gnuplot >/dev/null || { echo "gnuplot missing: apt-get install gnuplot-nox" >&2; exit 1; }
+dat=$(mktemp -d) || exit 1
+trap 'rm -rf "$dat"' EXIT
+tr -d '\r' < "$log" | awk -v d="$dat" '/^##SERIES / { print $4, $5 > (d "/" $2 "@" $3) }'
+scens=$(ls "$dat" | sed 's/@.*//' | sort -u)
+n=$(echo "$scens" | wc -w)
+[ "$n" -gt 0 ] || { echo "no ##SERIES lines in $log" >&2; exit 1; }
+{
+	echo "set terminal pngcairo size 560,$((260 * n)) font ',9'"
+	echo "set output '$png'"
+	echo "set multiplot layout $n,1"
+	echo "set yrange [0:1.05]; set ylabel 'locality'; set xlabel 'seconds'; set key bottom right"
+	for s in $scens; do
+		echo "set title '$s'"
+		printf "plot "
+		sep=""
+		for f in "$dat/$s"@*; do
+			printf "%s'%s' using 1:2 with lines lw 2 title '%s'" "$sep" "$f" "${f##*@}"
+			sep=", "
+		done
+		echo
+	done
+	echo "unset multiplot"
+} | gnuplot

@@ -1,0 +1,28 @@
+#!/bin/bash
+# Build the guest initramfs: busybox-static, initramfs/init and the statically
+# linked test programs from tests/.  Output: $OUT/initramfs.cpio.gz
+set -u
+. "$(dirname "$0")/lib.sh"
+
+bb=$(command -v busybox) || bb=/bin/busybox
+[ -x "$bb" ] && file -L "$bb" 2>/dev/null | grep -q 'statically linked' ||
+	die "static busybox missing: apt-get install busybox-static (make deps)"
+[ -f /usr/lib/x86_64-linux-gnu/libnuma.a ] || die "libnuma.a missing: apt-get install libnuma-dev (make deps)"
+
+make -s -C "$TOP/tests" KSRC="$PRISTINE" OUT="$OUT/tests" || die "building the tests failed"
+
+root=$OUT/initramfs-root
+rm -rf "$root" && mkdir -p "$root"/{bin,dev,proc,sys,tmp,tests,etc} || exit 1
+cp "$bb" "$root/bin/busybox"
+cp "$TOP/initramfs/init" "$root/init"
+cp "$OUT"/tests/* "$root/tests/"
+# numactl/numastat are dynamically linked: copy them with their libraries.
+for b in numactl numastat; do
+	p=$(command -v $b) || continue
+	cp "$p" "$root/bin/"
+	for l in $(ldd "$p" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$l")" && cp -L "$l" "$root$l"
+	done
+done
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT/initramfs.cpio.gz.tmp" &&
+	mv "$OUT/initramfs.cpio.gz.tmp" "$OUT/initramfs.cpio.gz"

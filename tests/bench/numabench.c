@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * numabench - NUMA placement benchmark for comparing kernel NUMA modes.
+ *
+ * QEMU TCG has no remote-memory penalty, so this measures placement, not
+ * speed: a task's *locality* is the share of its resident pages that sit on
+ * the node of the CPU it runs on right now.  Each task samples itself every
+ * 0.5 s (every 8th page of its buffer, <= 4096 pages, move_pages(2) query +
+ * sched_getcpu()); results are averaged over tasks and over time.
+ *
+ *   numabench -s SCENARIO -m MODE -d SECONDS [-n NPROC] [-M MiB-per-task]
+ *
+ * MODE  off: numa_balancing=0, sched_numa=0 (if present); autonuma:
+ *       sched_numa=0 (if present), numa_balancing=1; sched-numa:
+ *       numa_balancing=0, sched_numa=1.  Both go back to 0 at the end.
+ * SCENARIO (NPROC default 2 x online CPUs, buffers 32 MiB):
+ *   stream     NPROC processes first-touch a private buffer where they start,
+ *              then stream over it (read+write every word) until the end.
+ *   disturb    stream + 2 CPU hogs pinned to one node, hopping nodes every 3 s.
+ *   wrongnode  first touch bound to node 0 (MPOL_BIND, pinned to node 0), then
+ *              unpinned; odd tasks are pinned to node 1.
+ *   lazy       first touch as wrongnode, then task i is pinned to node i%2 and
+ *              mbind(MPOL_BIND, MPOL_MF_MOVE|MPOL_MF_LAZY)s its buffer there;
+ *              at D/2 every task flips to the other node (pin + mbind).
+ *   threads    1 process, 4 threads, each on its own 8 MiB (-M) slice of one
+ *              mapping.  threads-groups: + numa_tbind(452): threads 0,1 form
+ *              group A, 2,3 group B; each numa_mbind(451)s its slice to its
+ *              group after first touch.
+ * A missing sysctl or syscall (MPOL_MF_LAZY -> EINVAL; 452 -> ENOSYS, or
+ * EFAULT where 452 is fchmodat2, >= 6.6) prints "absent=1" and exits 0.  On a
+ * one-node machine "node 1" is node 0.  Buffers are MADV_NOHUGEPAGE.
+ *
+ * Data check: first touch writes pattern(task, word); each pass over a 256 KiB
+ * chunk adds 1 to every word and counts the pass; at the end every word must
+ * equal pattern + passes[chunk].
+ *
+ * Output: ##BENCH scenario=S mode=M tasks=N duration=D mean=L second_half=L
+ *           t90=SECONDS|never migrated=PAGES work_mib=X numad_cpu_ms=Y
+ *           data=ok|BAD
+ *         ##SERIES S M t locality          (one line per 0.5 s bucket)
+ * A sample taken at k*0.5 <= t < (k+1)*0.5 s after start goes in bucket k.
+ * mean: average over buckets of the per-bucket mean over tasks; second_half:
+ * the same for buckets with t >= D/2; t90: first bucket where every task has
+ * sampled and the mean of the tasks' latest samples is >= 0.9; migrated:
+ * pgmigrate_success delta; numad_cpu_ms: utime+stime delta of kernel threads
+ * named numad*.  Exit 1 on data=BAD or an unexpected syscall failure.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <numa.h>
+#include <numaif.h>
+
+/* Keep the static link to libnuma's syscall.o (see tests/numa_util.h). */
+__attribute__((weak)) unsigned int numa_bitmask_nbytes(struct bitmask *bmp)
+{
+	unsigned long bpl = 8 * sizeof(unsigned long);
+
+	return ((bmp->size + bpl - 1) / bpl) * sizeof(unsigned long);
+}
+
+#define NR_numa_mbind	451
+#define NR_numa_tbind	452
+#define MS_ID_NEW	(-1)
+#ifndef MPOL_MF_LAZY
+#define MPOL_MF_LAZY	(1 << 3)
+#endif
+#define MAXNODE		64
+#define MAXCPU		1024
+#define CHUNK		(256 << 10)	/* streaming unit; passes counted per chunk */
+#define MAXADDR		4096
+#define PERIOD		0.5
+#define SYS_BAL		"/proc/sys/kernel/numa_balancing"
+#define SYS_SCHED	"/proc/sys/kernel/sched_numa"
+
+enum { SC_STREAM, SC_DISTURB, SC_WRONG, SC_LAZY, SC_THREADS, SC_GROUPS };
+static const char *const sc_names[] = { "stream", "disturb", "wrongnode",
+	"lazy", "threads", "threads-groups" };
+
+struct result { int data_ok; double work; };	/* in MAP_SHARED memory */
+
+struct task {
+	int id, node;
+	uint64_t *buf, *passes;
+	size_t len, nchunks;
+	struct result *res;
+	float *loc;		/* [nslots], -1 = no sample; MAP_SHARED */
+	pthread_t thr;
+};
+
+static int scenario, nnodes, ntasks, nslots, is_child, groups[2];
+static const char *mode;
+static double duration;
+static struct timespec t0;
+static short cpu2node[MAXCPU];
+static cpu_set_t nodecpus[MAXNODE], allcpus;
+static pthread_barrier_t barrier;
+static __thread void *addrs[MAXADDR];	/* move_pages() query buffers */
+static __thread int status[MAXADDR];
+
+static void restore_sysctls(void);
+
+static void die(const char *what)
+{
+	fprintf(stderr, "numabench: %s: %s\n", what, strerror(errno));
+	if (is_child)
+		_exit(2);
+	restore_sysctls();
+	exit(1);
+}
+
+static double elapsed(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ts.tv_sec - t0.tv_sec) + (ts.tv_nsec - t0.tv_nsec) * 1e-9;
+}
+
+static void *map(size_t len, int shared)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_ANONYMOUS |
+		       (shared ? MAP_SHARED : MAP_PRIVATE), -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	return p;
+}
+
+static int write_sysctl(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, val, strlen(val)) < 0 ? -1 : 0;
+	close(fd);
+	return ret;
+}
+
+static void restore_sysctls(void)
+{
+	write_sysctl(SYS_SCHED, "0");	/* fails harmlessly if absent */
+	write_sysctl(SYS_BAL, "0");
+}
+
+static void on_signal(int sig)
+{
+	if (!is_child)
+		restore_sysctls();
+	_exit(128 + sig);
+}
+
+static void absent(void)
+{
+	printf("##BENCH scenario=%s mode=%s absent=1\n", sc_names[scenario],
+	       mode);
+	exit(0);
+}
+
+static void set_mode(void)
+{
+	int have_bal = access(SYS_BAL, F_OK) == 0;
+	int have_sched = access(SYS_SCHED, F_OK) == 0;
+	int sched = !strcmp(mode, "sched-numa"), bad = 0;
+
+	if (sched ? !have_sched : !have_bal)
+		absent();
+	if (sched) {
+		bad |= have_bal && write_sysctl(SYS_BAL, "0");
+		bad |= write_sysctl(SYS_SCHED, "1");
+	} else {	/* off: balancing first; autonuma: sched_numa first */
+		if (!strcmp(mode, "off"))
+			bad |= write_sysctl(SYS_BAL, "0");
+		bad |= have_sched && write_sysctl(SYS_SCHED, "0");
+		if (!strcmp(mode, "autonuma"))
+			bad |= write_sysctl(SYS_BAL, "1");
+	}
+	if (bad)
+		die("writing NUMA sysctls");
+}
+
+static void read_topology(void)
+{
+	char path[80], buf[4096];
+
+	for (int n = 0; n < MAXNODE; n++) {
+		FILE *f;
+		char *s = buf, *e;
+
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/node/node%d/cpulist", n);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+		nnodes = n + 1;
+		while (*s >= '0' && *s <= '9') {	/* e.g. "0-1,4" */
+			long a = strtol(s, &e, 10), b = a;
+
+			if (*e == '-')
+				b = strtol(e + 1, &e, 10);
+			for (long c = a; c <= b && c < MAXCPU; c++) {
+				cpu2node[c] = n;
+				CPU_SET(c, &nodecpus[n]);
+			}
+			s = *e == ',' ? e + 1 : e;
+		}
+		CPU_OR(&allcpus, &allcpus, &nodecpus[n]);
+	}
+	if (!nnodes) {		/* no NUMA sysfs: one node with every CPU */
+		nnodes = 1;
+		sched_getaffinity(0, sizeof(allcpus), &allcpus);
+		nodecpus[0] = allcpus;
+	}
+}
+
+/* Next node after n that has CPUs (n itself on a one-node machine). */
+static int other_node(int n)
+{
+	for (int k = 1; k < nnodes; k++)
+		if (CPU_COUNT(&nodecpus[(n + k) % nnodes]))
+			return (n + k) % nnodes;
+	return n;
+}
+
+static void pin(const cpu_set_t *set)
+{
+	if (sched_setaffinity(0, sizeof(*set), set))
+		die("sched_setaffinity");
+}
+
+static long lazy_mbind(void *buf, size_t len, int node)
+{
+	unsigned long mask = 1UL << node;
+
+	return mbind(buf, len, MPOL_BIND, &mask, MAXNODE,
+		     MPOL_MF_MOVE | MPOL_MF_LAZY);
+}
+
+static long vmstat(const char *key)
+{
+	char name[64];
+	long val, ret = 0;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%63s %ld", name, &val) == 2)
+		if (!strcmp(name, key))
+			ret = val;
+	fclose(f);
+	return ret;
+}
+
+/* utime+stime in ms of kernel threads whose comm starts with "numad". */
+static long numad_cpu_ms(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	long hz = sysconf(_SC_CLK_TCK), ms = 0;
+	char path[300], buf[1024], *lp, *rp;
+	unsigned long flags, ut, st;
+	ssize_t n;
+	int fd;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		lp = strchr(buf, '(');
+		rp = strrchr(buf, ')');
+		if (!lp || !rp || strncmp(lp + 1, "numad", 5))
+			continue;
+		/* after "(comm) ": state ppid pgrp session tty tpgid flags
+		 * minflt cminflt majflt cmajflt utime stime */
+		if (sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %lu %*u %*u %*u "
+			   "%*u %lu %lu", &flags, &ut, &st) == 3 &&
+		    (flags & 0x00200000))		/* PF_KTHREAD */
+			ms += (long)((ut + st) * 1000 / hz);
+	}
+	if (d)
+		closedir(d);
+	return ms;
+}
+
+static inline uint64_t pattern(int id, size_t w)
+{
+	uint64_t x = (w + 1) * 0x9E3779B97F4A7C15ULL;
+
+	return x ^ ((uint64_t)(id + 1) * 0xD6E8FEB86659FD93ULL) ^ (x >> 29);
+}
+
+static void touch(struct task *t)
+{
+	for (size_t w = 0; w < t->len / 8; w++)
+		t->buf[w] = pattern(t->id, w);
+}
+
+/* Locality of every 8th page (<= MAXADDR pages) w.r.t. the current CPU. */
+static void sample(struct task *t, int slot)
+{
+	size_t npages = t->len / 4096, stride = 8, n = 0;
+	long local = 0, resident = 0;
+	int cpu, node;
+
+	while (npages / stride > MAXADDR)
+		stride += 8;
+	for (size_t p = 0; p < npages && n < MAXADDR; p += stride)
+		addrs[n++] = (char *)t->buf + p * 4096;
+	if (move_pages(0, n, addrs, NULL, status, 0))
+		die("move_pages");
+	cpu = sched_getcpu();
+	node = cpu >= 0 && cpu < MAXCPU ? cpu2node[cpu] : -1;
+	for (size_t i = 0; i < n; i++) {
+		resident += status[i] >= 0;
+		local += status[i] == node;
+	}
+	if (resident && slot < nslots)
+		t->loc[slot] = (float)local / resident;
+}
+
+static void stream(struct task *t)
+{
+	size_t cw = CHUNK / 8, c = 0;
+	int next = 1, flipped = 0;
+	double now;
+
+	while ((now = elapsed()) < duration) {
+		uint64_t *p = t->buf + c * cw;
+
+		for (size_t i = 0; i < cw; i++)
+			p[i] += 1;
+		t->passes[c]++;
+		t->res->work += CHUNK;
+		c = (c + 1) % t->nchunks;
+		if (now >= next * PERIOD) {
+			next = (int)(now / PERIOD);
+			sample(t, next++);
+		}
+		if (scenario == SC_LAZY && !flipped && now >= duration / 2) {
+			flipped = 1;	/* phase change: follow the other node */
+			t->node = other_node(t->node);
+			pin(&nodecpus[t->node]);
+			if (lazy_mbind(t->buf, t->len, t->node))
+				die("mbind(MPOL_MF_LAZY) at phase change");
+		}
+	}
+}
+
+static void *task_run(void *arg)
+{
+	struct task *t = arg;
+	unsigned long node0 = 1;
+	int g = t->id / 2;
+
+	if (!(t->passes = calloc(t->nchunks, sizeof(*t->passes))))
+		die("calloc");
+	if (scenario == SC_WRONG || scenario == SC_LAZY) {
+		pin(&nodecpus[0]);
+		if (set_mempolicy(MPOL_BIND, &node0, MAXNODE))
+			die("set_mempolicy(MPOL_BIND)");
+		touch(t);
+		if (set_mempolicy(MPOL_DEFAULT, NULL, 0))
+			die("set_mempolicy(MPOL_DEFAULT)");
+		pin(&allcpus);
+		t->node = t->id & 1 ? other_node(0) : 0;
+		if (scenario == SC_WRONG && (t->id & 1))
+			pin(&nodecpus[t->node]);
+		if (scenario == SC_LAZY) {
+			pin(&nodecpus[t->node]);
+			if (lazy_mbind(t->buf, t->len, t->node))
+				die("mbind(MPOL_MF_LAZY)");
+		}
+	} else {
+		touch(t);
+	}
+	if (scenario == SC_GROUPS) {	/* 0 and 2 create, 1 and 3 join */
+		if (!(t->id & 1) && (groups[g] = syscall(NR_numa_tbind,
+				gettid(), MS_ID_NEW, 0UL)) < 0)
+			die("numa_tbind(MS_ID_NEW)");
+		pthread_barrier_wait(&barrier);
+		if ((t->id & 1) &&
+		    syscall(NR_numa_tbind, gettid(), groups[g], 0UL) < 0)
+			die("numa_tbind(join)");
+		if (syscall(NR_numa_mbind, t->buf, t->len, groups[g], 0UL))
+			die("numa_mbind");
+	}
+	stream(t);
+	t->res->data_ok = 1;
+	for (size_t w = 0; w < t->len / 8; w++)
+		if (t->buf[w] != pattern(t->id, w) + t->passes[w / (CHUNK / 8)]) {
+			t->res->data_ok = 0;
+			fprintf(stderr, "numabench: task %d: bad word at "
+				"offset %zu\n", t->id, w * 8);
+			break;
+		}
+	return NULL;
+}
+
+/* CPU hog for "disturb": on node 0, then the other node, switching / 3 s. */
+static void hog(void)
+{
+	for (int cur = -1, node; elapsed() < duration; cur = node) {
+		node = ((int)(elapsed() / 3.0) & 1) ? other_node(0) : 0;
+		if (node != cur)
+			pin(&nodecpus[node]);
+		for (volatile int i = 0; i < 1000000; i++)
+			;
+	}
+}
+
+/* Does the kernel have the scenario's syscall?  If not: absent. */
+static void probe(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	int st;
+
+	if (scenario == SC_LAZY) {
+		char *p = map(ps, 0);
+
+		p[0] = 1;
+		if (lazy_mbind(p, ps, 0)) {
+			if (errno == EINVAL)
+				absent();
+			die("mbind(MPOL_MF_LAZY) probe");
+		}
+		munmap(p, ps);
+	} else if (scenario == SC_GROUPS) {	/* in a child: no stray group */
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(syscall(NR_numa_tbind, gettid(), MS_ID_NEW,
+				      0UL) < 0 ? errno & 0xff : 0);
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+			die("numa_tbind probe child");
+		errno = WEXITSTATUS(st);
+		if (errno == ENOSYS || errno == EFAULT)
+			absent();
+		if (errno)
+			die("numa_tbind probe");
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: numabench -s stream|disturb|wrongnode|lazy|"
+		"threads|threads-groups -m off|autonuma|sched-numa "
+		"-d SECONDS [-n NPROC] [-M MiB]\n");
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	int opt, failed = 0, data_ok = 1, t90 = -1, n_all = 0, n_2nd = 0;
+	long mib = 0, mig0, numad0;
+	double work = 0, sum_all = 0, sum_2nd = 0;
+	struct result *res;
+	struct task *tasks;
+	float *loc;
+	size_t len;
+	char t90s[16];
+
+	scenario = -1;
+	while ((opt = getopt(argc, argv, "s:m:d:n:M:")) != -1) {
+		switch (opt) {
+		case 's':
+			for (int i = 0; i <= SC_GROUPS; i++)
+				if (!strcmp(optarg, sc_names[i]))
+					scenario = i;
+			break;
+		case 'm': mode = optarg; break;
+		case 'd': duration = atof(optarg); break;
+		case 'n': ntasks = atoi(optarg); break;
+		case 'M': mib = atol(optarg); break;
+		default: usage();
+		}
+	}
+	if (scenario < 0 || !mode || duration <= 0 || ntasks < 0 || mib < 0 ||
+	    (strcmp(mode, "off") && strcmp(mode, "autonuma") &&
+	     strcmp(mode, "sched-numa")))
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	read_topology();
+	ntasks = scenario >= SC_THREADS ? 4 :
+		 ntasks ? ntasks : 2 * sysconf(_SC_NPROCESSORS_ONLN);
+	len = (size_t)(mib ? mib : scenario >= SC_THREADS ? 8 : 32) << 20;
+	nslots = (int)(duration / PERIOD) + 2;
+
+	probe();
+	set_mode();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	res = map(ntasks * sizeof(*res), 1);
+	loc = map(ntasks * nslots * sizeof(*loc), 1);
+	for (int i = 0; i < ntasks * nslots; i++)
+		loc[i] = -1;
+	if (!(tasks = calloc(ntasks, sizeof(*tasks))))
+		die("calloc");
+	for (int i = 0; i < ntasks; i++)
+		tasks[i] = (struct task){ .id = i, .len = len, .res = &res[i],
+			.nchunks = len / CHUNK, .loc = &loc[i * nslots] };
+	mig0 = vmstat("pgmigrate_success");
+	numad0 = numad_cpu_ms();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+
+	if (scenario >= SC_THREADS) {	/* 4 slices of one private mapping */
+		uint64_t *buf = map(ntasks * len, 0);
+
+		madvise(buf, ntasks * len, MADV_NOHUGEPAGE);
+		pthread_barrier_init(&barrier, NULL, ntasks);
+		for (int i = 0; i < ntasks; i++) {
+			tasks[i].buf = buf + i * (len / 8);
+			errno = pthread_create(&tasks[i].thr, NULL, task_run,
+					       &tasks[i]);
+			if (errno)
+				die("pthread_create");
+		}
+		for (int i = 0; i < ntasks; i++)
+			pthread_join(tasks[i].thr, NULL);
+	} else {
+		int nhogs = scenario == SC_DISTURB ? 2 : 0;
+
+		for (int i = 0; i < ntasks + nhogs; i++) {
+			pid_t pid = fork();
+
+			if (pid < 0)
+				die("fork");
+			if (pid)
+				continue;
+			is_child = 1;
+			if (i >= ntasks) {
+				hog();
+				_exit(0);
+			}
+			tasks[i].buf = map(len, 0);
+			madvise(tasks[i].buf, len, MADV_NOHUGEPAGE);
+			task_run(&tasks[i]);
+			_exit(0);
+		}
+		for (int st; wait(&st) > 0;)
+			failed |= !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+
+	/* Bucket b (t = b * 0.5 s): mean over the tasks with a sample there. */
+	double bavg[nslots], latest[ntasks];
+
+	for (int i = 0; i < ntasks; i++) {
+		latest[i] = -1;
+		work += res[i].work;
+		data_ok &= res[i].data_ok;
+	}
+	for (int b = 0; b < nslots; b++) {
+		double sum = 0, lsum = 0;
+		int cnt = 0, have = 0;
+
+		for (int i = 0; i < ntasks; i++) {
+			float v = loc[i * nslots + b];
+
+			if (v >= 0) {
+				sum += v, cnt++;
+				latest[i] = v;
+			}
+			if (latest[i] >= 0)
+				lsum += latest[i], have++;
+		}
+		if (t90 < 0 && have == ntasks && lsum / have >= 0.9)
+			t90 = b;
+		bavg[b] = cnt ? sum / cnt : -1;
+		if (cnt)
+			sum_all += bavg[b], n_all++;
+		if (cnt && b * PERIOD >= duration / 2)
+			sum_2nd += bavg[b], n_2nd++;
+	}
+	snprintf(t90s, sizeof(t90s), "%.1f", t90 * PERIOD);
+	printf("##BENCH scenario=%s mode=%s tasks=%d duration=%g mean=%.3f "
+	       "second_half=%.3f t90=%s", sc_names[scenario], mode, ntasks,
+	       duration, n_all ? sum_all / n_all : 0,
+	       n_2nd ? sum_2nd / n_2nd : 0, t90 < 0 ? "never" : t90s);
+	printf(" migrated=%ld work_mib=%.0f numad_cpu_ms=%ld data=%s\n",
+	       vmstat("pgmigrate_success") - mig0, work / (1 << 20),
+	       numad_cpu_ms() - numad0, data_ok ? "ok" : "BAD");
+	for (int b = 0; b < nslots; b++)
+		if (bavg[b] >= 0)
+			printf("##SERIES %s %s %.1f %.3f\n", sc_names[scenario],
+			       mode, b * PERIOD, bavg[b]);
+	restore_sysctls();
+	if (failed)
+		fprintf(stderr, "numabench: a task failed (see above)\n");
+	return failed || !data_ok;
+}

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small shared helpers for the NUMA memory-policy selftests.
+ *
+ * All NUMA syscalls go through the thin wrappers in <numaif.h> (libnuma-dev,
+ * link with -lnuma).  Node masks are single unsigned longs: the kernel
+ * decrements maxnode before use (get_nodes() in mm/mempolicy.c), so passing
+ * NU_MAXNODE makes bits 0..62 usable.
+ */
+#ifndef NUMA_UTIL_H
+#define NUMA_UTIL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <numa.h>
+#include <numaif.h>
+
+/*
+ * Static-link note: in libnuma.a the <numaif.h> syscall wrappers live in
+ * syscall.o, whose only libnuma dependency is numa_bitmask_nbytes() (for the
+ * numa_sched_*affinity wrappers).  Resolving that from libnuma.o would drag
+ * in libnuma.o + affinity.o and glibc's "getaddrinfo in statically linked
+ * applications" link warning.  This weak copy (same body as libnuma's) keeps
+ * the link to syscall.o only; a strong libnuma.o definition still wins if a
+ * test ever calls numa_*() functions.
+ */
+__attribute__((weak)) unsigned int numa_bitmask_nbytes(struct bitmask *bmp)
+{
+	unsigned long bpl = 8 * sizeof(unsigned long);
+
+	return ((bmp->size + bpl - 1) / bpl) * sizeof(unsigned long);
+}
+
+#define NU_MAXNODE	(8 * sizeof(unsigned long))
+#define NU_MASK(n)	(1UL << (n))
+#ifndef NU_SYSNODE	/* overridable to point at a fake tree for dry runs */
+#define NU_SYSNODE	"/sys/devices/system/node"
+#endif
+
+static inline size_t nu_page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Read a small file into buf, strip trailing whitespace. 0 or -errno. */
+static inline int nu_read_file(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	close(fd);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' ||
+			 buf[n - 1] == '\t'))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+static inline int nu_node_exists(int node)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), NU_SYSNODE "/node%d", node);
+	return access(path, F_OK) == 0;
+}
+
+/* Both node0 and node1 are present (the guest layout these tests target). */
+static inline int nu_have_two_nodes(void)
+{
+	return nu_node_exists(0) && nu_node_exists(1);
+}
+
+/*
+ * Anonymous private mapping of npages, THP disabled so that every page is a
+ * separate 4K folio and per-page node checks are exact.
+ */
+static inline char *nu_alloc(size_t npages)
+{
+	size_t len = npages * nu_page_size();
+	void *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, len, MADV_NOHUGEPAGE);	/* best effort */
+	return p;
+}
+
+static inline void nu_free(void *p, size_t npages)
+{
+	if (p)
+		munmap(p, npages * nu_page_size());
+}
+
+/*
+ * Per-page node query via move_pages(pid, nodes = NULL). status[i] gets the
+ * node id, or -ENOENT (not faulted in) / -EFAULT (not mapped).
+ * Returns the syscall result (0 on success, -1 with errno set).
+ */
+static inline long nu_page_nodes(int pid, void *buf, size_t npages,
+				 int *status)
+{
+	size_t ps = nu_page_size(), i;
+	void **pages;
+	long ret;
+
+	pages = calloc(npages, sizeof(*pages));
+	if (!pages) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (i = 0; i < npages; i++)
+		pages[i] = (char *)buf + i * ps;
+	for (i = 0; i < npages; i++)
+		status[i] = INT_MIN;
+	ret = move_pages(pid, npages, pages, NULL, status, 0);
+	free(pages);
+	return ret;
+}
+
+/* Number of pages of buf (in process pid, 0 = self) on node; -1 on error. */
+static inline long nu_count_on_node_pid(int pid, void *buf, size_t npages,
+					int node)
+{
+	long count = 0;
+	size_t i;
+	int *status;
+
+	status = calloc(npages, sizeof(*status));
+	if (!status)
+		return -1;
+	if (nu_page_nodes(pid, buf, npages, status)) {
+		free(status);
+		return -1;
+	}
+	for (i = 0; i < npages; i++)
+		if (status[i] == node)
+			count++;
+	free(status);
+	return count;
+}
+
+static inline long nu_count_on_node(void *buf, size_t npages, int node)
+{
+	return nu_count_on_node_pid(0, buf, npages, node);
+}
+
+/* Pattern word for byte offset off: unique per offset and per seed. */
+static inline uint64_t nu_pattern(size_t off, uint64_t seed)
+{
+	uint64_t x = ((uint64_t)off + 1) * 0x9E3779B97F4A7C15ULL;
+
+	return x ^ (seed * 0xD6E8FEB86659FD93ULL) ^ (x >> 29);
+}
+
+/* Write the pattern into every 8-byte word (this also faults pages in). */
+static inline void nu_fill(void *buf, size_t len, uint64_t seed)
+{
+	volatile uint64_t *w = buf;
+	size_t i;
+
+	for (i = 0; i < len / sizeof(uint64_t); i++)
+		w[i] = nu_pattern(i * sizeof(uint64_t), seed);
+}
+
+/*
+ * Check the pattern. Returns -1 if intact, else the byte offset of the
+ * first mismatching word.
+ */
+static inline long nu_verify(const void *buf, size_t len, uint64_t seed)
+{
+	const volatile uint64_t *w = buf;
+	size_t i;
+
+	for (i = 0; i < len / sizeof(uint64_t); i++)
+		if (w[i] != nu_pattern(i * sizeof(uint64_t), seed))
+			return (long)(i * sizeof(uint64_t));
+	return -1;
+}
+
+/* Value of a /proc/vmstat counter, or -1 if absent/unreadable. */
+static inline long long nu_vmstat(const char *name)
+{
+	char key[128];
+	long long val, ret = -1;
+	FILE *f;
+
+	f = fopen("/proc/vmstat", "re");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%127s %lld", key, &val) == 2) {
+		if (!strcmp(key, name)) {
+			ret = val;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/* Parse a cpulist such as "0-1,4,6-7" into set. 0 or -EINVAL. */
+static inline int nu_parse_cpulist(const char *s, cpu_set_t *set)
+{
+	CPU_ZERO(set);
+	while (*s) {
+		char *end;
+		long a, b;
+
+		a = strtol(s, &end, 10);
+		if (end == s || a < 0)
+			return -EINVAL;
+		b = a;
+		s = end;
+		if (*s == '-') {
+			s++;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a)
+				return -EINVAL;
+			s = end;
+		}
+		for (; a <= b; a++)
+			if (a < CPU_SETSIZE)
+				CPU_SET(a, set);
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Restrict the calling thread to the CPUs of node. 0 or -errno. */
+static inline int nu_pin_to_node(int node)
+{
+	char path[80], list[256];
+	cpu_set_t set;
+	int ret;
+
+	snprintf(path, sizeof(path), NU_SYSNODE "/node%d/cpulist", node);
+	ret = nu_read_file(path, list, sizeof(list));
+	if (ret)
+		return ret;
+	ret = nu_parse_cpulist(list, &set);
+	if (ret)
+		return ret;
+	if (CPU_COUNT(&set) == 0)
+		return -ENOENT;
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -errno;
+	return 0;
+}
+
+/*
+ * The 6.1 kselftest_harness.h still runs a TEST_F() body after its
+ * FIXTURE_SETUP() called SKIP() (SKIP sets ->passed = 1 and the wrapper only
+ * bails out when !passed), so fixture test bodies start with this.
+ */
+#define NU_RETURN_IF_SKIPPED() do {		\
+	if (_metadata->skip)			\
+		return;				\
+} while (0)
+
+/* A pid that cannot exist: pids are allocated below kernel.pid_max. */
+static inline int nu_unused_pid(void)
+{
+	char buf[32];
+	long v;
+
+	if (nu_read_file("/proc/sys/kernel/pid_max", buf, sizeof(buf)))
+		return 4194304;	/* PID_MAX_LIMIT on 64-bit */
+	v = strtol(buf, NULL, 10);
+	if (v <= 0 || v > INT_MAX)
+		return 4194304;
+	return (int)v;
+}
+
+#endif /* NUMA_UTIL_H */
