@@ -22,7 +22,7 @@ cd "$dir" || exit 1
 if ! QUILT_PATCHES="$TOP/patches" QUILT_SERIES="$TOP/series" QUILT_PC=.pc \
 	quilt push -a -q --fuzz=0 > "$log" 2>&1; then
 	bad=$(sed -n 's/^Patch \(.*\) does not apply.*/\1/p' "$log" | head -n1)
-	hunk=$(grep -m1 -E 'FAILED|can.t find file|malformed|Reversed' "$log")
+	hunk=$(grep -E 'Hunk #|FAILED|can.t find file|malformed|Reversed' "$log" | tr '\n' ' ')
 	cat "$log" >&2
 	want=$(series_version)
 	die "patch ${bad##*/} does not apply to $have${want:+ (series refreshed against $want)}: ${hunk:-see above}"
