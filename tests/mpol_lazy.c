@@ -43,15 +43,6 @@
 #include <pthread.h>
 #include "numa_util.h"
 
-#ifndef MPOL_MF_LAZY
-#define MPOL_MF_LAZY	(1 << 3)
-#endif
-#ifndef MPOL_NOOP
-#define MPOL_NOOP	6
-#endif
-
-#define LAZY_FLAGS	(MPOL_MF_MOVE | MPOL_MF_LAZY)
-#define MIB		(1UL << 20)
 #define HPAGE		(2 * MIB)
 #define BALANCING	"/proc/sys/kernel/numa_balancing"
 #define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"

@@ -42,16 +42,7 @@
 #include <sys/wait.h>
 #include "numa_util.h"
 
-#ifndef MPOL_MF_LAZY
-#define MPOL_MF_LAZY	(1 << 3)
-#endif
-#ifndef MPOL_NOOP
-#define MPOL_NOOP	6
-#endif
-
-#define LAZY_FLAGS	(MPOL_MF_MOVE | MPOL_MF_LAZY)
 #define KIB		(1UL << 10)
-#define MIB		(1UL << 20)
 #define NPAGES		16
 #define SEED		0x1a2bULL
 #define RACE_TIMEOUT	300	/* seconds; the guest runs under TCG */
