@@ -24,9 +24,11 @@ accel=tcg
 # firmware run for 3 s.  A working KVM is still running when timeout stops it
 # (status 124); a broken one (nested virtualisation here) aborts at once.
 if [ -w /dev/kvm ]; then
-	( timeout 3 "$qemu" -accel kvm -cpu host -smp 4,sockets=2,cores=2 -m 256 \
-		-display none -nodefaults -no-reboot >/dev/null 2>&1 ) 2>/dev/null
-	[ $? = 124 ] && accel=kvm
+	# (the echo keeps bash from reporting qemu's abort as a job message)
+	rc=$(timeout 3 "$qemu" -accel kvm -cpu host -smp 4,sockets=2,cores=2 \
+		-m 256 -display none -nodefaults -no-reboot >/dev/null 2>&1
+	     echo $?)
+	[ "$rc" = 124 ] && accel=kvm
 fi
 echo "boot: accelerator $accel"
 cpu=max; [ $accel = kvm ] && cpu=host

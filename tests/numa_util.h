@@ -44,7 +44,8 @@ __attribute__((weak)) unsigned int numa_bitmask_nbytes(struct bitmask *bmp)
 
 #define NU_MAXNODE	(8 * sizeof(unsigned long))
 #define NU_MASK(n)	(1UL << (n))
-#ifndef NU_SYSNODE	/* overridable to point at a fake tree for dry runs */
+#define MIB		(1UL << 20)
+
 /* The series' mbind() additions (RFC 03/04); absent from numaif.h. */
 #ifndef MPOL_MF_LAZY
 #define MPOL_MF_LAZY	(1 << 3)
@@ -53,8 +54,8 @@ __attribute__((weak)) unsigned int numa_bitmask_nbytes(struct bitmask *bmp)
 #define MPOL_NOOP	6	/* appended after MPOL_PREFERRED_MANY */
 #endif
 #define LAZY_FLAGS	(MPOL_MF_MOVE | MPOL_MF_LAZY)
-#define MIB		(1UL << 20)
 
+#ifndef NU_SYSNODE	/* overridable to point at a fake tree for dry runs */
 #define NU_SYSNODE	"/sys/devices/system/node"
 #endif
 
