@@ -1,6 +1,7 @@
 # sched/numa for Linux 6.1: quilt series, guest kernel, 2-node QEMU tests.
 #
 #   make run      boot the patched kernel on the 2-node guest, show locality
+#   make bench    every benchmark scenario and mode, 40 s each: results/
 #   make check    build what is stale, boot, run every test, "N passed, N failed"
 #   make boot     interactive shell in the guest
 #   make apply KSRC=/path/to/linux-6.1   apply the series to your own tree
@@ -17,13 +18,13 @@ export CACHE DEBUG
 
 S := scripts
 
-.PHONY: all deps tree apply config kernel initramfs check boot run checkpatch \
+.PHONY: all deps tree apply config kernel initramfs check boot run bench checkpatch \
 	series-build clean distclean help
 
 all: check
 
 help:
-	@sed -n '2,14s/^# \{0,1\}//p' Makefile
+	@sed -n '2,15s/^# \{0,1\}//p' Makefile
 
 deps:
 	@$(S)/deps.sh
@@ -56,6 +57,9 @@ boot: kernel initramfs
 
 run: kernel initramfs
 	@$(S)/run.sh
+
+bench: kernel initramfs
+	@$(S)/bench.sh
 
 checkpatch: tree
 	@$(S)/checkpatch.sh

@@ -49,7 +49,18 @@ if [ $interactive = 1 ]; then
 	exit
 fi
 mkdir -p "$(dirname "$LOG")"
-timeout --foreground -k 10 "$BOOT_TIMEOUT" "${cmd[@]}" < /dev/null > "$LOG" 2>&1
+timeout --foreground -k 10 "$BOOT_TIMEOUT" "${cmd[@]}" < /dev/null > "$LOG" 2>&1 &
+qpid=$!
+# Progress: one line per finished test program or benchmark run.
+t0=$SECONDS
+tail -n +1 -F --pid=$qpid "$LOG" 2>/dev/null | while IFS= read -r l; do
+	case $l in
+	"##TEST-END "*)
+		set -- ${l%$'\r'}
+		printf '  [%4ds] %s %s %s\n' $((SECONDS - t0)) "$2" "$3" "$4" ;;
+	esac
+done
+wait $qpid
 rc=$?
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "boot: guest did not power off within ${BOOT_TIMEOUT}s (hang?): see $LOG" >&2

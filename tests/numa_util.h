@@ -307,4 +307,114 @@ static inline int nu_unused_pid(void)
 	return (int)v;
 }
 
+
+/*
+ * Write val to a sysctl or sysfs file (one write(), no newline needed).
+ * 0, or -errno of the open/write/close that failed (-EIO on a short write).
+ */
+static inline int nu_write_file(const char *path, const char *val)
+{
+	ssize_t n, len = (ssize_t)strlen(val);
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n != len) {
+		int err = n < 0 ? -errno : -EIO;
+
+		close(fd);
+		return err;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+/* The CPUs of node (its sysfs cpulist) in set. 0 or -errno. */
+static inline int nu_node_cpuset(int node, cpu_set_t *set)
+{
+	char path[80], list[256];
+	int ret;
+
+	snprintf(path, sizeof(path), NU_SYSNODE "/node%d/cpulist", node);
+	ret = nu_read_file(path, list, sizeof(list));
+	if (ret)
+		return ret;
+	return nu_parse_cpulist(list, set);
+}
+
+/*
+ * sched/numa home node of a task: the "home_node" line of /proc/PID/sched,
+ * or of /proc/PID/task/TID/sched if tid > 0 (pid 0 means "self").
+ * Returns the node, -1 for none, NU_HOME_NOLINE if the file has no such
+ * line (a kernel without sched/numa), NU_HOME_NOFILE if the file cannot be
+ * read (no CONFIG_SCHED_DEBUG, or the task is gone).
+ * Only open/read/close and a stack buffer: usable in a vfork() child.
+ */
+#define NU_HOME_NOLINE	(-2)
+#define NU_HOME_NOFILE	(-3)
+
+static inline int nu_home_node(int pid, int tid)
+{
+	static const char key[] = "home_node";
+	char path[64], buf[4096];
+	size_t have = 0, klen = sizeof(key) - 1;
+	int fd, ret = NU_HOME_NOLINE;
+
+	if (tid > 0 && pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", pid,
+			 tid);
+	else if (tid > 0)
+		snprintf(path, sizeof(path), "/proc/self/task/%d/sched", tid);
+	else if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/sched");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NU_HOME_NOFILE;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *line = buf, *nl;
+
+		if (n < 0) {
+			ret = NU_HOME_NOFILE;
+			break;
+		}
+		have += (size_t)n;
+		buf[have] = '\0';
+		/* Whole lines; at EOF the last one may lack its newline. */
+		while ((nl = strchr(line, '\n')) || (n == 0 && *line)) {
+			if (nl)
+				*nl = '\0';
+			/*
+			 * "home_node   :   N", not the header line, which is
+			 * "COMM (PID, #threads: N)" and starts with the key
+			 * when the program is called home_node.
+			 */
+			size_t sp = strspn(line + klen, " ");
+
+			if (!strncmp(line, key, klen) &&
+			    line[klen + sp] == ':') {
+				char *c = line + klen + sp, *end;
+				long v;
+				v = strtol(c + 1, &end, 10);
+				if (end != c + 1 && v >= -1 && v < INT_MAX)
+					ret = (int)v;
+				goto out;
+			}
+			line = nl ? nl + 1 : line + strlen(line);
+		}
+		if (n == 0)
+			break;
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)	/* absurdly long line */
+			have = 0;
+	}
+out:
+	close(fd);
+	return ret;
+}
+
 #endif /* NUMA_UTIL_H */
