@@ -417,4 +417,143 @@ out:
 	return ret;
 }
 
+/* ------------------------------------------------------------------ */
+/* /proc task lookups and scheduler features (sched/numa tests). */
+
+#include <dirent.h>
+
+/*
+ * Pids of the tasks (thread-group leaders, kernel threads included) whose
+ * /proc/PID/comm is comm.  Stores up to max of them in pids and returns how
+ * many there are in all (may exceed max), or -errno if /proc cannot be read.
+ * Tasks that vanish during the scan are skipped.
+ */
+static inline int nu_pids_by_comm(const char *comm, int *pids, int max)
+{
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir))) {
+		char path[64], name[64], *end;
+		long pid = strtol(d->d_name, &end, 10);
+
+		if (end == d->d_name || *end || pid <= 0 || pid > INT_MAX)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		if (nu_read_file(path, name, sizeof(name)))
+			continue;
+		if (strcmp(name, comm))
+			continue;
+		if (n < max)
+			pids[n] = (int)pid;
+		n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * Numeric field number field (1-based, as in proc(5): 9 flags, 14 utime,
+ * 15 stime, 39 processor) of /proc/PID/stat.  Fields 1-3 (pid, comm, state)
+ * are not numbers after the comm and give -EINVAL.  0 or -errno (-EIO if the
+ * line is malformed).
+ */
+static inline int nu_proc_stat_field(int pid, int field,
+				     unsigned long long *val)
+{
+	char path[64], buf[1024], *p, *end;
+	int i, ret;
+
+	if (field < 4)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	ret = nu_read_file(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	p = strrchr(buf, ')');		/* comm may hold spaces and ')' */
+	if (!p)
+		return -EIO;
+	p++;
+	for (i = 3; i < field; i++) {	/* skip fields 3 .. field - 1 */
+		p += strspn(p, " ");
+		if (!*p)
+			return -EIO;
+		p += strcspn(p, " ");
+	}
+	p += strspn(p, " ");
+	*val = strtoull(p, &end, 10);
+	return end == p ? -EIO : 0;
+}
+
+/*
+ * CPU time (user + system) of the whole process pid, all its threads, in
+ * milliseconds; -1 if /proc/PID/stat cannot be read.
+ */
+static inline long long nu_cputime_ms(int pid)
+{
+	unsigned long long ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (hz <= 0 || nu_proc_stat_field(pid, 14, &ut) ||
+	    nu_proc_stat_field(pid, 15, &st))
+		return -1;
+	return (long long)((ut + st) * 1000ULL / (unsigned long long)hz);
+}
+
+/*
+ * Scheduler features (CONFIG_SCHED_DEBUG, debugfs).  Reading the file gives
+ * every feature on one line, a disabled one as NO_<NAME>; writing "<NAME>"
+ * enables it, "NO_<NAME>" disables it.
+ */
+#ifndef NU_SCHED_FEATURES
+#define NU_SCHED_FEATURES	"/sys/kernel/debug/sched/features"
+#endif
+#define NU_FEAT_BUF		4096
+
+/* In a features list: 1 if name is on, 0 if off, -ENOENT if not listed. */
+static inline int nu_sched_feat_in(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = list;
+
+	while (*p) {
+		size_t n;
+
+		p += strspn(p, " \t\n");
+		n = strcspn(p, " \t\n");
+		if (n == len && !strncmp(p, name, len))
+			return 1;
+		if (n == len + 3 && !strncmp(p, "NO_", 3) &&
+		    !strncmp(p + 3, name, len))
+			return 0;
+		p += n;
+	}
+	return -ENOENT;
+}
+
+/* 1 if the feature is on, 0 if off, -ENOENT if not listed, -errno. */
+static inline int nu_sched_feat(const char *name)
+{
+	char list[NU_FEAT_BUF];
+	int ret;
+
+	ret = nu_read_file(NU_SCHED_FEATURES, list, sizeof(list));
+	if (ret)
+		return ret;
+	return nu_sched_feat_in(list, name);
+}
+
+/* Switch a feature on or off. 0 or -errno (-EINVAL: no such feature). */
+static inline int nu_sched_feat_set(const char *name, int on)
+{
+	char val[64];
+
+	snprintf(val, sizeof(val), "%s%s", on ? "" : "NO_", name);
+	return nu_write_file(NU_SCHED_FEATURES, val);
+}
+
 #endif /* NUMA_UTIL_H */
