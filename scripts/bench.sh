@@ -7,6 +7,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$TOP/results"
 export RUN_SECS=${BENCH_SECS:-40}
+export BOOT_TIMEOUT=${BOOT_TIMEOUT:-1800}
 export RUN_SCENARIOS=${BENCH_SCENARIOS:-stream disturb wrongnode lazy threads threads-groups}
 export LOG=$OUT/bench-console.log
 export BENCH_MD=$TOP/results/bench.md BENCH_PNG=$TOP/results/locality.png

@@ -179,45 +179,6 @@ struct reply {
 	long bad_off;		/* nu_verify(): -1 if intact */
 };
 
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = read(fd, (char *)buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
-static ssize_t write_full(int fd, const void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, (const char *)buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
-static pid_t sys_gettid(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
-
 static unsigned long cpuset_bits(const cpu_set_t *set)
 {
 	unsigned long bits = 0;
@@ -277,7 +238,7 @@ static void __attribute__((constructor)) exec_probe(void)
 	r.home = nu_home_node(0, 0);
 	r.tid = getpid();
 	describe_self(&r);
-	_exit(write_full(atoi(s), &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	_exit(nu_write_full(atoi(s), &r, sizeof(r)) == sizeof(r) ? 0 : 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -309,12 +270,12 @@ static void *th_fn(void *p)
 		a->levels--;
 		rep.err = pthread_create(&t, NULL, th_fn, a);
 		if (rep.err)
-			write_full(a->fd, &rep, sizeof(rep));
+			nu_write_full(a->fd, &rep, sizeof(rep));
 	} else {
-		rep.tid = sys_gettid();
+		rep.tid = nu_gettid();
 		/* The thread's own view: /proc/self/task/TID/sched. */
 		rep.home = nu_home_node(0, rep.tid);
-		write_full(a->fd, &rep, sizeof(rep));
+		nu_write_full(a->fd, &rep, sizeof(rep));
 	}
 	for (;;)
 		pause();
@@ -346,7 +307,7 @@ static void op_thread(int levels, struct reply *r)
 		fail(r, "pthread_create", err);
 		return;
 	}
-	if (read_full(fds[0], &rep, sizeof(rep)) != sizeof(rep)) {
+	if (nu_read_full(fds[0], &rep, sizeof(rep)) != sizeof(rep)) {
 		fail(r, "no report from the thread", EIO);
 		return;
 	}
@@ -550,14 +511,14 @@ static void __attribute__((noreturn)) worker_main(int in, int out)
 		struct reply r;
 		struct cmd c;
 
-		if (read_full(in, &c, sizeof(c)) != sizeof(c))
+		if (nu_read_full(in, &c, sizeof(c)) != sizeof(c))
 			_exit(0);
 		memset(&r, 0, sizeof(r));
 		r.op = c.op;
 		r.home = INT_MIN;
 		r.bad_off = -1;
 		worker_do(&c, out, &r);
-		if (write_full(out, &r, sizeof(r)) != sizeof(r))
+		if (nu_write_full(out, &r, sizeof(r)) != sizeof(r))
 			_exit(1);
 	}
 }
@@ -651,10 +612,10 @@ static void kid_do(struct __test_metadata *_metadata, struct kid *k, int op,
 	ssize_t n;
 
 	ASSERT_LT(0, k->pid);
-	ASSERT_EQ((ssize_t)sizeof(c), write_full(k->to, &c, sizeof(c)))
+	ASSERT_EQ((ssize_t)sizeof(c), nu_write_full(k->to, &c, sizeof(c)))
 		TH_LOG("worker %d: cannot send %s", k->pid, op_name(op));
 	memset(r, 0, sizeof(*r));
-	n = read_full(k->from, r, sizeof(*r));
+	n = nu_read_full(k->from, r, sizeof(*r));
 	ASSERT_EQ((ssize_t)sizeof(*r), n)
 		TH_LOG("worker %d: no reply to %s(%d), worker died?", k->pid,
 		       op_name(op), arg);
@@ -698,7 +659,7 @@ static void start_spinners(struct __test_metadata *_metadata,
 			close(rdy[0]);
 			child_prepare(self, parent);
 			c = nu_pin_to_node(node) ? 'E' : 'R';
-			write_full(rdy[1], &c, 1);
+			nu_write_full(rdy[1], &c, 1);
 			close(rdy[1]);
 			/* Runnable on node's CPUs until killed. */
 			for (;;)
@@ -708,7 +669,7 @@ static void start_spinners(struct __test_metadata *_metadata,
 	}
 	close(rdy[1]);
 	for (i = 0; i < n; i++) {
-		ASSERT_EQ(1, read_full(rdy[0], &c, 1))
+		ASSERT_EQ(1, nu_read_full(rdy[0], &c, 1))
 			TH_LOG("spinner %d of %d died before pinning", i, n);
 		ASSERT_EQ('R', c)
 			TH_LOG("a spinner could not pin itself to node %d",
@@ -806,7 +767,7 @@ static void sched_numa_on(struct __test_metadata *_metadata)
 /* Home node of a new thread of this (the test) process. */
 static void *self_thread_fn(void *p)
 {
-	*(int *)p = nu_home_node(0, sys_gettid());
+	*(int *)p = nu_home_node(0, nu_gettid());
 	return NULL;
 }
 

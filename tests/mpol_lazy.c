@@ -113,23 +113,6 @@ static void touch_write(char *base, size_t off, size_t len, uint64_t seed)
 		*(volatile uint64_t *)(base + o) = nu_pattern(o, seed);
 }
 
-/*
- * nu_verify() for a sub-range: the pattern of [off, off + len) of a buffer
- * filled from base.  -1 if intact, else the byte offset (from base) of the
- * first bad word.  Reads every word, so it touches every page.
- */
-static long verify_range(const char *base, size_t off, size_t len,
-			 uint64_t seed)
-{
-	const volatile uint64_t *w = (const volatile uint64_t *)(base + off);
-	size_t i;
-
-	for (i = 0; i < len / sizeof(uint64_t); i++)
-		if (w[i] != nu_pattern(off + i * sizeof(uint64_t), seed))
-			return (long)(off + i * sizeof(uint64_t));
-	return -1;
-}
-
 struct ctrs {
 	long long marked, hint, migrated, success;
 };
@@ -140,24 +123,6 @@ static void ctrs_read(struct ctrs *c)
 	c->hint = nu_vmstat("numa_hint_faults");
 	c->migrated = nu_vmstat("numa_pages_migrated");
 	c->success = nu_vmstat("pgmigrate_success");
-}
-
-static int write_file(const char *path, const char *val)
-{
-	ssize_t n, len = (ssize_t)strlen(val);
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, len);
-	if (n != len) {
-		int err = n < 0 ? -errno : -EIO;
-
-		close(fd);
-		return err;
-	}
-	return close(fd) ? -errno : 0;
 }
 
 FIXTURE(mpol_lazy) {
@@ -194,7 +159,7 @@ FIXTURE_SETUP(mpol_lazy)
 		TH_LOG("cannot read " BALANCING);
 	snprintf(val, sizeof(val), "%d", variant->balancing);
 	/* Last step of setup: teardown only runs once setup returned. */
-	ASSERT_EQ(0, write_file(BALANCING, val))
+	ASSERT_EQ(0, nu_write_file(BALANCING, val))
 		TH_LOG("cannot set kernel.numa_balancing = %s", val);
 	self->restore = 1;
 }
@@ -203,7 +168,7 @@ FIXTURE_TEARDOWN(mpol_lazy)
 {
 	if (self->buf)
 		munmap(self->buf, self->len);
-	if (self->restore && write_file(BALANCING, self->old_balancing))
+	if (self->restore && nu_write_file(BALANCING, self->old_balancing))
 		TH_LOG("could not restore kernel.numa_balancing = %s",
 		       self->old_balancing);
 }
@@ -321,7 +286,7 @@ static void lazy_halves(struct __test_metadata *_metadata, char *buf,
 	 * Contents of what moved.  Only the first half is read here: reading
 	 * the second half would migrate it before the write check below.
 	 */
-	off = verify_range(buf, 0, half, seed);
+	off = nu_verify_range(buf, 0, half, seed);
 	ASSERT_EQ(-1, off) TH_LOG("first half corrupted at offset %ld", off);
 	expect_all_on_node0(_metadata, buf + half, half,
 			    "second half after verifying the first");
@@ -342,7 +307,7 @@ static void lazy_halves(struct __test_metadata *_metadata, char *buf,
 			       "second half after write");
 	expect_mostly_on_node1(_metadata, buf, half,
 			       "first half after writing the second");
-	off = verify_range(buf, 0, len, seed);
+	off = nu_verify_range(buf, 0, len, seed);
 	ASSERT_EQ(-1, off) TH_LOG("buffer corrupted at offset %ld", off);
 }
 
@@ -497,7 +462,7 @@ TEST_F_TIMEOUT(mpol_lazy, noop, LAZY_TIMEOUT)
 	touch_read(self->buf, 0, self->len);
 	expect_mostly_on_node1(_metadata, self->buf, self->len,
 			       "after touching all");
-	off = verify_range(self->buf, 0, self->len, 0xd4);
+	off = nu_verify_range(self->buf, 0, self->len, 0xd4);
 	ASSERT_EQ(-1, off) TH_LOG("buffer corrupted at offset %ld", off);
 	expect_policy(_metadata, self->buf, MPOL_BIND, n1, "at the end");
 }
@@ -532,7 +497,7 @@ static void *worker_fn(void *arg)
 		return NULL;
 	}
 	touch_read(w->base, w->off, w->len);
-	w->bad_off = verify_range(w->base, w->off, w->len, w->seed);
+	w->bad_off = nu_verify_range(w->base, w->off, w->len, w->seed);
 	w->rc = w->bad_off == -1 ? 0 : 3;
 	return NULL;
 }
@@ -598,7 +563,7 @@ TEST_F_TIMEOUT(mpol_lazy, motivating_case, LAZY_TIMEOUT)
 		TH_LOG("half 1: %ld on node 1, %ld on node 0, %ld other",
 		       d.n1, d.n0, d.other);
 
-	off = verify_range(self->buf, 0, self->len, seed);
+	off = nu_verify_range(self->buf, 0, self->len, seed);
 	ASSERT_EQ(-1, off) TH_LOG("buffer corrupted at offset %ld", off);
 }
 
@@ -639,7 +604,7 @@ TEST_F_TIMEOUT(mpol_lazy, untouched_stays, LAZY_TIMEOUT)
 	touch_read(self->buf, 0, self->len);
 	expect_mostly_on_node1(_metadata, self->buf, self->len,
 			       "after touching all");
-	off = verify_range(self->buf, 0, self->len, 0xf6);
+	off = nu_verify_range(self->buf, 0, self->len, 0xf6);
 	ASSERT_EQ(-1, off) TH_LOG("buffer corrupted at offset %ld", off);
 }
 

@@ -54,22 +54,6 @@
 /* At least 90% of n, rounded up. */
 #define PCT90(n)	(((long)(n) * 9 + 9) / 10)
 
-/*
- * nu_verify() for a sub-range: the pattern of [off, off + len) of a buffer
- * filled from base.  -1 if intact, else the byte offset of the first bad word.
- */
-static long verify_range(const char *base, size_t off, size_t len,
-			 uint64_t seed)
-{
-	const volatile uint64_t *w = (const volatile uint64_t *)(base + off);
-	size_t i;
-
-	for (i = 0; i < len / sizeof(uint64_t); i++)
-		if (w[i] != nu_pattern(off + i * sizeof(uint64_t), seed))
-			return (long)(off + i * sizeof(uint64_t));
-	return -1;
-}
-
 FIXTURE(lazy_err) {
 	char *buf;
 	size_t len;
@@ -247,8 +231,8 @@ TEST_F(lazy_err, efault_hole)
 	expect_setup_policy(_metadata, self->buf, "NOOP (before the hole)");
 	expect_setup_policy(_metadata, self->buf + (hole + 1) * ps,
 			    "NOOP (after the hole)");
-	EXPECT_EQ(-1, verify_range(self->buf, 0, hole * ps, SEED));
-	EXPECT_EQ(-1, verify_range(self->buf, (hole + 1) * ps,
+	EXPECT_EQ(-1, nu_verify_range(self->buf, 0, hole * ps, SEED));
+	EXPECT_EQ(-1, nu_verify_range(self->buf, (hole + 1) * ps,
 				   self->len - (hole + 1) * ps, SEED));
 }
 
@@ -467,9 +451,9 @@ TEST_F_TIMEOUT(lazy_err, race_munmap, RACE_TIMEOUT)
 	/* Contents: S, the mapping around the piece, the piece. */
 	off = nu_verify(sh.s, RM_S_LEN, sh.seed_s);
 	ASSERT_EQ(-1, off) TH_LOG("region S corrupted at offset %ld", off);
-	off = verify_range(sh.map, 0, RM_P_OFF, sh.seed_map);
+	off = nu_verify_range(sh.map, 0, RM_P_OFF, sh.seed_map);
 	ASSERT_EQ(-1, off) TH_LOG("mapping corrupted at offset %ld", off);
-	off = verify_range(sh.map, RM_P_OFF + RM_P_LEN,
+	off = nu_verify_range(sh.map, RM_P_OFF + RM_P_LEN,
 			   RM_MAP_LEN - RM_P_OFF - RM_P_LEN, sh.seed_map);
 	ASSERT_EQ(-1, off) TH_LOG("mapping corrupted at offset %ld", off);
 	off = nu_verify(sh.map + RM_P_OFF, RM_P_LEN, sh.b_last_seed);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <numa.h>
 #include <numaif.h>
@@ -554,6 +555,63 @@ static inline int nu_sched_feat_set(const char *name, int on)
 
 	snprintf(val, sizeof(val), "%s%s", on ? "" : "NO_", name);
 	return nu_write_file(NU_SCHED_FEATURES, val);
+}
+
+/*
+ * The pattern of [off, off + len) of a buffer filled by nu_fill(base, ...);
+ * reads every word, so it touches every page.  -1 if intact, else the
+ * offset of the first bad word.
+ */
+static inline long nu_verify_range(const char *base, size_t off, size_t len,
+				   uint64_t seed)
+{
+	const volatile uint64_t *w = (const volatile uint64_t *)(base + off);
+	size_t i;
+
+	for (i = 0; i < len / sizeof(uint64_t); i++)
+		if (w[i] != nu_pattern(off + i * sizeof(uint64_t), seed))
+			return (long)(off + i * sizeof(uint64_t));
+	return -1;
+}
+
+/* read()/write() all of len bytes, retrying on EINTR; -1 on error. */
+static inline ssize_t nu_read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = read(fd, (char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static inline ssize_t nu_write_full(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static inline pid_t nu_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
 }
 
 #endif /* NUMA_UTIL_H */

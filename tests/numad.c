@@ -243,45 +243,6 @@ struct slot {
 	volatile int cpu;	/* latest sched_getcpu() of a spinning child */
 };
 
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = read(fd, (char *)buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
-static ssize_t write_full(int fd, const void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, (const char *)buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
-static pid_t sys_gettid(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
-
 static int cpu_in(const cpu_set_t *set, int cpu)
 {
 	return cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, set);
@@ -351,28 +312,12 @@ static void count_halves(struct reply *r)
 	free(st);
 }
 
-/*
- * The pattern of [off, off + len) of the buffer; reads every word, so it
- * touches every page.  -1 if intact, else the offset of the first bad word.
- */
-static long verify_range(const char *base, size_t off, size_t len,
-			 uint64_t seed)
-{
-	const volatile uint64_t *w = (const volatile uint64_t *)(base + off);
-	size_t i;
-
-	for (i = 0; i < len / sizeof(uint64_t); i++)
-		if (w[i] != nu_pattern(off + i * sizeof(uint64_t), seed))
-			return (long)(off + i * sizeof(uint64_t));
-	return -1;
-}
-
 static void *kid_thread_fn(void *arg)
 {
 	int fd = (int)(intptr_t)arg;
-	pid_t tid = sys_gettid();
+	pid_t tid = nu_gettid();
 
-	write_full(fd, &tid, sizeof(tid));
+	nu_write_full(fd, &tid, sizeof(tid));
 	for (;;)
 		pause();
 	return NULL;
@@ -413,7 +358,7 @@ static void kid_setup(struct reply *r)
 			fail(r, "pthread_create", err);
 			return;
 		}
-		if (read_full(fds[0], &ks.tid, sizeof(ks.tid)) !=
+		if (nu_read_full(fds[0], &ks.tid, sizeof(ks.tid)) !=
 		    sizeof(ks.tid)) {
 			fail(r, "no tid from the thread", EIO);
 			return;
@@ -463,10 +408,10 @@ static void kid_cmd(const struct cmd *c, struct reply *r)
 			break;
 		}
 		if (c->op == OP_TOUCH_FIRST)
-			r->bad_off = verify_range(ks.buf, 0, BUF_LEN / 2,
+			r->bad_off = nu_verify_range(ks.buf, 0, BUF_LEN / 2,
 						  ks.seed);
 		else if (c->op == OP_VERIFY)
-			r->bad_off = verify_range(ks.buf, 0, BUF_LEN, ks.seed);
+			r->bad_off = nu_verify_range(ks.buf, 0, BUF_LEN, ks.seed);
 		count_halves(r);
 		break;
 	default:
@@ -483,7 +428,7 @@ static void __attribute__((noreturn)) kid_main(int in, int out)
 
 	init_reply(&r, OP_READY);
 	kid_setup(&r);
-	if (write_full(out, &r, sizeof(r)) != sizeof(r))
+	if (nu_write_full(out, &r, sizeof(r)) != sizeof(r))
 		_exit(1);
 	ks.spinning = ks.cfg->spin;
 	for (;;) {
@@ -498,11 +443,11 @@ static void __attribute__((noreturn)) kid_main(int in, int out)
 			spin_slice();
 			continue;
 		}
-		if (read_full(in, &c, sizeof(c)) != sizeof(c))
+		if (nu_read_full(in, &c, sizeof(c)) != sizeof(c))
 			_exit(0);	/* the test closed the pipe */
 		init_reply(&r, c.op);
 		kid_cmd(&c, &r);
-		if (write_full(out, &r, sizeof(r)) != sizeof(r))
+		if (nu_write_full(out, &r, sizeof(r)) != sizeof(r))
 			_exit(1);
 	}
 }
@@ -634,7 +579,7 @@ static struct kid *kid_start(struct __test_metadata *_metadata,
 	k->to = p2c[1];
 	k->from = c2p[0];
 	self->nkids++;
-	n = read_full(k->from, &k->ready, sizeof(k->ready));
+	n = nu_read_full(k->from, &k->ready, sizeof(k->ready));
 	ASSERT_EQ((ssize_t)sizeof(k->ready), n)
 		TH_LOG("%s %d died while setting up", cfg->name, pid);
 	ASSERT_EQ(OP_READY, k->ready.op);
@@ -666,10 +611,10 @@ static void kid_do(struct __test_metadata *_metadata, struct kid *k, int op,
 	ssize_t n;
 
 	ASSERT_LT(0, k->pid);
-	ASSERT_EQ((ssize_t)sizeof(c), write_full(k->to, &c, sizeof(c)))
+	ASSERT_EQ((ssize_t)sizeof(c), nu_write_full(k->to, &c, sizeof(c)))
 		TH_LOG("%s %d: cannot send %s", k->cfg->name, k->pid,
 		       op_name(op));
-	n = read_full(k->from, r, sizeof(*r));
+	n = nu_read_full(k->from, r, sizeof(*r));
 	ASSERT_EQ((ssize_t)sizeof(*r), n)
 		TH_LOG("%s %d: no reply to %s, died?", k->cfg->name, k->pid,
 		       op_name(op));
