@@ -193,6 +193,23 @@ static void place_on_node0(struct __test_metadata *_metadata, char *buf,
 		       d.n0, d.n1, d.other);
 }
 
+/*
+ * From a CPU of node 0: an 8 MiB private buffer in self, placed on node 0
+ * (place_on_node0()).  Returns its number of pages.
+ */
+static size_t private_on_node0(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(mpol_lazy) *self, uint64_t seed)
+{
+	size_t n = npages_of(8 * MIB);
+
+	ASSERT_EQ(0, nu_pin_to_node(0));
+	self->len = 8 * MIB;
+	self->buf = nu_alloc(n);
+	ASSERT_NE(NULL, self->buf);
+	place_on_node0(_metadata, self->buf, self->len, seed);
+	return n;
+}
+
 static void expect_policy(struct __test_metadata *_metadata, char *addr,
 			  int want_mode, unsigned long want_mask,
 			  const char *when)
@@ -430,12 +447,7 @@ TEST_F_TIMEOUT(mpol_lazy, noop, LAZY_TIMEOUT)
 	long off;
 
 	NU_RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, nu_pin_to_node(0));
-	self->len = 8 * MIB;
-	n = npages_of(self->len);
-	self->buf = nu_alloc(n);
-	ASSERT_NE(NULL, self->buf);
-	place_on_node0(_metadata, self->buf, self->len, 0xd4);
+	n = private_on_node0(_metadata, self, 0xd4);
 
 	/* Policy only (no MOVE): pages stay on node 0. */
 	ASSERT_EQ(0, mbind(self->buf, self->len, MPOL_BIND, &n1, NU_MAXNODE, 0))
@@ -576,12 +588,7 @@ TEST_F_TIMEOUT(mpol_lazy, untouched_stays, LAZY_TIMEOUT)
 	long off;
 
 	NU_RETURN_IF_SKIPPED();
-	ASSERT_EQ(0, nu_pin_to_node(0));
-	self->len = 8 * MIB;
-	n = npages_of(self->len);
-	self->buf = nu_alloc(n);
-	ASSERT_NE(NULL, self->buf);
-	place_on_node0(_metadata, self->buf, self->len, 0xf6);
+	n = private_on_node0(_metadata, self, 0xf6);
 
 	ctrs_read(&c0);
 	ASSERT_EQ(0, mbind(self->buf, self->len, MPOL_BIND, &n1, NU_MAXNODE,
