@@ -111,8 +111,8 @@
 #include <sys/wait.h>
 #include "numa_util.h"
 
-#define SCHED_NUMA	"/proc/sys/kernel/sched_numa"
-#define BALANCING	"/proc/sys/kernel/numa_balancing"
+#define SCHED_NUMA	NU_SCHED_NUMA
+#define BALANCING	NU_BALANCING
 #define EXEC_ENV	"HOME_NODE_SELFTEST_FD"
 #define HN_TIMEOUT	180	/* seconds; the guest runs under TCG */
 #define BIAS_TIMEOUT	400	/* 60 spinners on 4 vCPUs */
@@ -533,8 +533,7 @@ struct kid {
 };
 
 FIXTURE(home_node) {
-	char old_sched_numa[16];
-	char old_balancing[16];
+	struct nu_numa_sysctls sysctls;
 	int restore;
 	struct kid kid[MAX_KIDS];
 	int nkids;
@@ -792,55 +791,29 @@ static void expect_unpinned(struct __test_metadata *_metadata,
 		       who, r->cpus, n0, n1);
 }
 
-static void restore_sysctls(struct __test_metadata *_metadata,
-			    FIXTURE_DATA(home_node) *self)
-{
-	/* Both off first: whatever the old values, no write is refused. */
-	EXPECT_WRITE(0, SCHED_NUMA, "0");
-	EXPECT_WRITE(0, BALANCING, "0");
-	EXPECT_WRITE(0, BALANCING, self->old_balancing);
-	EXPECT_WRITE(0, SCHED_NUMA, self->old_sched_numa);
-}
-
 FIXTURE_SETUP(home_node)
 {
-	int node, r1, r2;
+	const char *why;
+	int r;
 
 	if (access(SCHED_NUMA, F_OK))
 		SKIP(return, "kernel lacks sched/numa (no " SCHED_NUMA ")");
 	if (geteuid() != 0)
 		SKIP(return, "needs root to write " SCHED_NUMA);
-	if (!nu_have_two_nodes() || nu_node_exists(2))
+	why = nu_no_two_cpu_nodes();
+	if (why)
+		SKIP(return, "%s", why);
+	if (nu_node_exists(2))
 		SKIP(return, "needs NUMA nodes 0 and 1 and no others");
-	for (node = 0; node < 2; node++) {
-		cpu_set_t set;
-
-		if (nu_node_cpuset(node, &set) || CPU_COUNT(&set) == 0)
-			SKIP(return, "node %d has no CPUs", node);
-	}
 	if (access("/proc/self/sched", R_OK))
 		SKIP(return, "no /proc/PID/sched (CONFIG_SCHED_DEBUG=n)");
 	/* A dead worker must fail a write, not kill the test. */
 	signal(SIGPIPE, SIG_IGN);
 
-	ASSERT_EQ(0, nu_read_file(SCHED_NUMA, self->old_sched_numa,
-				  sizeof(self->old_sched_numa)));
-	ASSERT_EQ(0, nu_read_file(BALANCING, self->old_balancing,
-				  sizeof(self->old_balancing)))
-		TH_LOG("cannot read " BALANCING);
-	/*
-	 * Both off: sched_numa = 0 clears every home node, this task's too.
-	 * Teardown only runs once setup returned, so undo a half-done switch
-	 * here before failing.
-	 */
-	r1 = nu_write_file(SCHED_NUMA, "0");
-	r2 = nu_write_file(BALANCING, "0");
-	if (r1 || r2)
-		restore_sysctls(_metadata, self);
-	ASSERT_EQ(0, r1) TH_LOG("write 0 to " SCHED_NUMA ": %s",
-				strerror(-r1));
-	ASSERT_EQ(0, r2) TH_LOG("write 0 to " BALANCING ": %s",
-				strerror(-r2));
+	/* Both off: sched_numa = 0 clears every home node, this task's too. */
+	r = nu_numa_sysctls_enter(&self->sysctls, 0);
+	ASSERT_EQ(0, r) TH_LOG("sched_numa 0, numa_balancing 0: %s",
+			       strerror(-r));
 	self->restore = 1;
 }
 
@@ -857,7 +830,7 @@ FIXTURE_TEARDOWN(home_node)
 	for (i = 0; i < self->nkids; i++)
 		kid_stop(&self->kid[i]);
 	if (self->restore)
-		restore_sysctls(_metadata, self);
+		NU_EXPECT_SYSCTLS_RESTORED(&self->sysctls);
 }
 
 /* ------------------------------------------------------------------ */

@@ -352,6 +352,24 @@ static inline int nu_node_cpuset(int node, cpu_set_t *set)
  * read (no CONFIG_SCHED_DEBUG, or the task is gone).
  * Only open/read/close and a stack buffer: usable in a vfork() child.
  */
+/*
+ * Why a test that needs nodes 0 and 1, each with CPUs, cannot run here;
+ * NULL if it can.
+ */
+static inline const char *nu_no_two_cpu_nodes(void)
+{
+	cpu_set_t set;
+	int node;
+
+	if (!nu_have_two_nodes())
+		return "needs NUMA nodes 0 and 1";
+	for (node = 0; node < 2; node++) {
+		if (nu_node_cpuset(node, &set) || CPU_COUNT(&set) == 0)
+			return node ? "node 1 has no CPUs" : "node 0 has no CPUs";
+	}
+	return NULL;
+}
+
 #define NU_HOME_NOLINE	(-2)
 #define NU_HOME_NOFILE	(-3)
 
@@ -612,6 +630,111 @@ static inline ssize_t nu_write_full(int fd, const void *buf, size_t len)
 static inline pid_t nu_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
+}
+
+/* ------------------------------------------------------------------ */
+/* debugfs (scheduler features, sched/numa group listings). */
+
+#include <sys/mount.h>
+#include <sys/vfs.h>
+
+#ifndef NU_DEBUGFS
+#define NU_DEBUGFS		"/sys/kernel/debug"
+#endif
+#define NU_DEBUGFS_MAGIC	0x64626720	/* DEBUGFS_MAGIC, linux/magic.h */
+
+/*
+ * Make sure debugfs is mounted at NU_DEBUGFS (the guest's init mounts it, a
+ * plain root shell may not have).  0 if it is mounted, already or now;
+ * -errno of statfs() or mount() otherwise.
+ */
+static inline int nu_debugfs_mount(void)
+{
+	struct statfs sfs;
+
+	if (statfs(NU_DEBUGFS, &sfs))
+		return -errno;
+	if ((unsigned long)sfs.f_type == NU_DEBUGFS_MAGIC)
+		return 0;
+	if (mount("debugfs", NU_DEBUGFS, "debugfs", 0, NULL))
+		return -errno;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* kernel.sched_numa and kernel.numa_balancing, which exclude each other. */
+
+#define NU_SCHED_NUMA		"/proc/sys/kernel/sched_numa"
+#define NU_BALANCING		"/proc/sys/kernel/numa_balancing"
+
+/* The two sysctls as a test found them. */
+struct nu_numa_sysctls {
+	char sched_numa[16];
+	char balancing[16];
+};
+
+/* Save both.  0 or -errno. */
+static inline int nu_numa_sysctls_save(struct nu_numa_sysctls *s)
+{
+	int r = nu_read_file(NU_SCHED_NUMA, s->sched_numa,
+			     sizeof(s->sched_numa));
+
+	return r ? r : nu_read_file(NU_BALANCING, s->balancing,
+				    sizeof(s->balancing));
+}
+
+/*
+ * Automatic NUMA balancing off and sched/numa @sched_numa (0 or 1).
+ * sched_numa goes to 0 first, which takes every home node away, this
+ * task's too; that also keeps any write from being refused with EBUSY.
+ * 0 or the first -errno (the caller restores).
+ */
+static inline int nu_numa_sysctls_set(int sched_numa)
+{
+	int r = nu_write_file(NU_SCHED_NUMA, "0");
+
+	if (!r)
+		r = nu_write_file(NU_BALANCING, "0");
+	if (!r && sched_numa)
+		r = nu_write_file(NU_SCHED_NUMA, "1");
+	return r;
+}
+
+/* Put both back as saved, switching both off first.  0 or first -errno. */
+static inline int nu_numa_sysctls_restore(const struct nu_numa_sysctls *s)
+{
+	int r = nu_numa_sysctls_set(0);
+
+	if (!r)
+		r = nu_write_file(NU_BALANCING, s->balancing);
+	if (!r)
+		r = nu_write_file(NU_SCHED_NUMA, s->sched_numa);
+	return r;
+}
+
+/* In a kselftest harness teardown: restore them, a failure fails the test */
+#define NU_EXPECT_SYSCTLS_RESTORED(s) do {				\
+	int __r = nu_numa_sysctls_restore(s);				\
+	EXPECT_EQ(0, __r) TH_LOG("restoring " NU_SCHED_NUMA " and "	\
+				 NU_BALANCING ": %s", strerror(-__r));	\
+} while (0)
+
+/*
+ * Save both, then nu_numa_sysctls_set(@sched_numa); if that fails, put
+ * back what was changed (a fixture's teardown does not run when its setup
+ * fails).  0 or -errno.
+ */
+static inline int nu_numa_sysctls_enter(struct nu_numa_sysctls *s,
+					int sched_numa)
+{
+	int r = nu_numa_sysctls_save(s);
+
+	if (r)
+		return r;
+	r = nu_numa_sysctls_set(sched_numa);
+	if (r)
+		nu_numa_sysctls_restore(s);
+	return r;
 }
 
 #endif /* NUMA_UTIL_H */

@@ -115,8 +115,8 @@
 #include <sys/wait.h>
 #include "numa_util.h"
 
-#define SCHED_NUMA	"/proc/sys/kernel/sched_numa"
-#define BALANCING	"/proc/sys/kernel/numa_balancing"
+#define SCHED_NUMA	NU_SCHED_NUMA
+#define BALANCING	NU_BALANCING
 #define INTERVAL	"/proc/sys/kernel/sched_numa_interval_ms"
 #define FEATURES	NU_SCHED_FEATURES
 #define TEST_INTERVAL	"200"
@@ -468,8 +468,7 @@ struct kid {
 FIXTURE(numad) {
 	int restore;		/* sysctls changed: restore them */
 	int feats_saved;	/* old_feats holds the features file */
-	char old_sched_numa[16];
-	char old_balancing[16];
+	struct nu_numa_sysctls sysctls;
 	char old_interval[16];
 	char old_feats[NU_FEAT_BUF];
 	cpu_set_t all_cpus;	/* this task's affinity at setup */
@@ -873,17 +872,13 @@ static void restore_feats(struct __test_metadata *_metadata,
 static void restore_sysctls(struct __test_metadata *_metadata,
 			    FIXTURE_DATA(numad) *self)
 {
-	/* Both off first: whatever the old values, no write is refused. */
-	EXPECT_WRITE(0, SCHED_NUMA, "0");
-	EXPECT_WRITE(0, BALANCING, "0");
-	EXPECT_WRITE(0, BALANCING, self->old_balancing);
-	EXPECT_WRITE(0, SCHED_NUMA, self->old_sched_numa);
+	NU_EXPECT_SYSCTLS_RESTORED(&self->sysctls);
 	EXPECT_WRITE(0, INTERVAL, self->old_interval);
 }
 
 FIXTURE_SETUP(numad)
 {
-	int node, r[4];
+	int node, r[2];
 	size_t f;
 
 	if (access(INTERVAL, F_OK))
@@ -912,10 +907,7 @@ FIXTURE_SETUP(numad)
 	ASSERT_NE(MAP_FAILED, self->slots) {
 		self->slots = NULL;
 	}
-	ASSERT_EQ(0, nu_read_file(SCHED_NUMA, self->old_sched_numa,
-				  sizeof(self->old_sched_numa)));
-	ASSERT_EQ(0, nu_read_file(BALANCING, self->old_balancing,
-				  sizeof(self->old_balancing)));
+	ASSERT_EQ(0, nu_numa_sysctls_save(&self->sysctls));
 	ASSERT_EQ(0, nu_read_file(INTERVAL, self->old_interval,
 				  sizeof(self->old_interval)));
 	ASSERT_EQ(0, nu_read_file(FEATURES, self->old_feats,
@@ -927,20 +919,14 @@ FIXTURE_SETUP(numad)
 	 * too.  Teardown only runs once setup returned, so a half-done switch
 	 * is undone here before failing.
 	 */
-	r[0] = nu_write_file(SCHED_NUMA, "0");
-	r[1] = nu_write_file(BALANCING, "0");
-	r[2] = nu_write_file(SCHED_NUMA, "1");
-	r[3] = nu_write_file(INTERVAL, TEST_INTERVAL);
-	if (r[0] || r[1] || r[2] || r[3])
+	r[0] = nu_numa_sysctls_set(1);
+	r[1] = nu_write_file(INTERVAL, TEST_INTERVAL);
+	if (r[0] || r[1])
 		restore_sysctls(_metadata, self);
-	ASSERT_EQ(0, r[0]) TH_LOG("write 0 to " SCHED_NUMA ": %s",
+	ASSERT_EQ(0, r[0]) TH_LOG("sched_numa 1, numa_balancing 0: %s",
 				  strerror(-r[0]));
-	ASSERT_EQ(0, r[1]) TH_LOG("write 0 to " BALANCING ": %s",
+	ASSERT_EQ(0, r[1]) TH_LOG("write " TEST_INTERVAL " to " INTERVAL ": %s",
 				  strerror(-r[1]));
-	ASSERT_EQ(0, r[2]) TH_LOG("write 1 to " SCHED_NUMA ": %s",
-				  strerror(-r[2]));
-	ASSERT_EQ(0, r[3]) TH_LOG("write " TEST_INTERVAL " to " INTERVAL ": %s",
-				  strerror(-r[3]));
 	self->restore = 1;
 
 	/* Listed ones only: features_toggle fails on a missing one. */
