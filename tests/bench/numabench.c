@@ -27,7 +27,8 @@
  *              group A, 2,3 group B; each numa_mbind(451)s its slice to its
  *              group after first touch.
  * A missing sysctl or syscall (MPOL_MF_LAZY -> EINVAL; 452 -> ENOSYS, or
- * EFAULT where 452 is fchmodat2, >= 6.6) prints "absent=1" and exits 0.  On a
+ * EFAULT where 452 is fchmodat2, >= 6.6; EOPNOTSUPP: NUMA groups outside
+ * the sched-numa mode) prints "absent=1" and exits 0.  On a
  * one-node machine "node 1" is node 0.  Buffers are MADV_NOHUGEPAGE.
  *
  * Data check: first touch writes pattern(task, word); each pass over a 256 KiB
@@ -455,7 +456,8 @@ static void probe(void)
 		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
 			die("numa_tbind probe child");
 		errno = WEXITSTATUS(st);
-		if (errno == ENOSYS || errno == EFAULT)
+		/* EOPNOTSUPP: groups are sched/numa's, absent in other modes */
+		if (errno == ENOSYS || errno == EFAULT || errno == EOPNOTSUPP)
 			absent();
 		if (errno)
 			die("numa_tbind probe");
@@ -507,8 +509,8 @@ int main(int argc, char **argv)
 	len = (size_t)(mib ? mib : scenario >= SC_THREADS ? 8 : 32) << 20;
 	nslots = (int)(duration / PERIOD) + 2;
 
+	set_mode();	/* first: the groups probe needs sched/numa's mode */
 	probe();
-	set_mode();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	res = map(ntasks * sizeof(*res), 1);
