@@ -3,6 +3,8 @@
 #   make run      boot the patched kernel on the 2-node guest, show locality
 #   make bench    every benchmark scenario and mode, 40 s each: results/
 #   make check    build what is stale, boot, run every test, "N passed, N failed"
+#   make stress   random concurrent operations, STRESS_SECS (600) s; DEBUG=1 too
+#   make compat   memory-policy tests on the patched and the unpatched kernel
 #   make boot     interactive shell in the guest
 #   make apply KSRC=/path/to/linux-6.1   apply the series to your own tree
 #   make checkpatch                      scripts/checkpatch.pl on every patch
@@ -18,7 +20,7 @@ export CACHE DEBUG
 
 S := scripts
 
-.PHONY: all deps tree apply config kernel initramfs check boot run bench checkpatch \
+.PHONY: all deps tree apply config kernel initramfs check stress compat boot run bench checkpatch \
 	series-build clean distclean help
 
 all: check
@@ -46,11 +48,18 @@ config: tree
 kernel: tree
 	@$(S)/build.sh
 
-initramfs: deps
+# The tests use the patched tree's uapi headers, installed by the kernel step.
+initramfs: kernel
 	@$(S)/step.sh "initramfs" $(S)/initramfs.sh
 
 check: kernel initramfs
 	@$(S)/check.sh $(TESTS)
+
+stress: kernel initramfs
+	@$(S)/stress.sh
+
+compat: kernel initramfs
+	@$(S)/compat.sh
 
 boot: kernel initramfs
 	@$(S)/boot.sh -i none

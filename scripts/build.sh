@@ -27,3 +27,6 @@ build() {
 	return 0
 }
 step "build bzImage in $BUILD (log: $BUILD/build.log)" build || die "kernel build failed: see $BUILD/build.log"
+# The series' uapi (syscall numbers, <linux/sched_numa.h>) for the tests
+flock "$CACHE/build.lock" make -s -C "$TREE" O="$BUILD" headers_install ||
+	die "make headers_install failed"

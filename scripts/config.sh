@@ -29,6 +29,8 @@ for f in "$TOP"/kconfig-fragments/*.config $([ "$DEBUG" = 1 ] && echo "$TOP"/kco
 		CONFIG_*=*) want=$line ;;
 		*) continue ;;
 		esac
+		# make compat builds the unpatched tree with the same fragments
+		case " ${CONFIG_NOT_IN_TREE:-} " in *" ${line%%=*} "*) continue ;; esac
 		if [ "$want" = "# ${line%=n} is not set" ]; then
 			grep -q "^${line%=n}=" "$BUILD/.config" || continue
 		else

@@ -9,7 +9,9 @@ bb=$(command -v busybox) || bb=/bin/busybox
 	die "static busybox missing: apt-get install busybox-static (make deps)"
 [ -f /usr/lib/x86_64-linux-gnu/libnuma.a ] || die "libnuma.a missing: apt-get install libnuma-dev (make deps)"
 
-make -s -C "$TOP/tests" KSRC="$PRISTINE" OUT="$OUT/tests" || die "building the tests failed"
+[ -f "$BUILD/usr/include/linux/sched_numa.h" ] ||
+	die "no uapi headers of the patched tree in $BUILD/usr/include: run 'make kernel' first"
+make -s -C "$TOP/tests" KSRC="$PRISTINE" UAPI="$BUILD/usr/include" OUT="$OUT/tests" || die "building the tests failed"
 
 root=$OUT/initramfs-root
 rm -rf "$root" && mkdir -p "$root"/{bin,dev,proc,sys,tmp,tests,etc} || exit 1

@@ -10,6 +10,8 @@ scenarios=${RUN_SCENARIOS:-stream disturb}
 modes="off autonuma sched-numa"
 list=showtopo
 for s in $scenarios; do for m in $modes; do list="$list,bench:$s:$m:$secs"; done; done
+# Programs to run after the scenarios (make bench: mbindbench, scalebench)
+for x in ${RUN_EXTRA:-}; do list="$list,$x"; done
 LOG=${LOG:-$OUT/run-console.log}
 step "boot guest: $scenarios x ($modes), ${secs}s each" env LOG="$LOG" "$TOP/scripts/boot.sh" "$list"
 rc=$?

@@ -39,6 +39,17 @@ FIXTURE_TEARDOWN(mbind)
 	nu_free(self->buf, NPAGES);
 }
 
+/* The mode get_mempolicy(MPOL_F_ADDR) reports for @addr, -1 on error. */
+static int addr_mode(void *addr)
+{
+	unsigned long nodes = 0;
+	int mode = -1;
+
+	if (get_mempolicy(&mode, &nodes, NU_MAXNODE, addr, MPOL_F_ADDR))
+		return -1;
+	return mode;
+}
+
 /* Fresh memory bound to @node, then touched: every page lands on @node. */
 static void bind_then_touch(struct __test_metadata *_metadata,
 			    FIXTURE_DATA(mbind) *self, int node, uint64_t seed)
@@ -132,6 +143,50 @@ TEST_F(mbind, strict_misplaced_eio)
  * Error paths: need only node 0, so this fixture has no 2-node requirement
  * and also runs on a single-node host.
  */
+/*
+ * mbind(MPOL_DEFAULT) removes the range's policy (mbind(2): "deletes any
+ * existing policy"), over the whole range it was set on: get_mempolicy()
+ * then reports MPOL_DEFAULT.  (The series' 0013 once kept the old policy.)
+ */
+TEST_F(mbind, default_removes_policy)
+{
+	unsigned long mask = NU_MASK(1);
+
+	ASSERT_EQ(0, mbind(self->buf, self->len, MPOL_BIND, &mask,
+			   NU_MAXNODE, 0));
+	ASSERT_EQ(MPOL_BIND, addr_mode(self->buf));
+	ASSERT_EQ(0, mbind(self->buf, self->len, MPOL_DEFAULT, NULL, 0, 0))
+		TH_LOG("mbind(MPOL_DEFAULT): %s", strerror(errno));
+	EXPECT_EQ(MPOL_DEFAULT, addr_mode(self->buf));
+	EXPECT_EQ(MPOL_DEFAULT, addr_mode(self->buf + self->len - 1));
+	nu_fill(self->buf, self->len, 0x2a);
+	EXPECT_EQ(-1, nu_verify(self->buf, self->len, 0x2a));
+}
+
+/* The same over a sub-range: only that part loses its policy. */
+TEST_F(mbind, default_removes_policy_subrange)
+{
+	size_t ps = nu_page_size(), q = self->len / 4;
+	unsigned long mask = NU_MASK(1);
+
+	ASSERT_EQ(0, mbind(self->buf, self->len, MPOL_BIND, &mask,
+			   NU_MAXNODE, 0));
+	ASSERT_EQ(0, mbind(self->buf + q, 2 * q, MPOL_DEFAULT, NULL, 0, 0))
+		TH_LOG("mbind(MPOL_DEFAULT) of the middle half: %s",
+		       strerror(errno));
+	EXPECT_EQ(MPOL_BIND, addr_mode(self->buf));
+	EXPECT_EQ(MPOL_BIND, addr_mode(self->buf + q - ps));
+	EXPECT_EQ(MPOL_DEFAULT, addr_mode(self->buf + q));
+	EXPECT_EQ(MPOL_DEFAULT, addr_mode(self->buf + 3 * q - ps));
+	EXPECT_EQ(MPOL_BIND, addr_mode(self->buf + 3 * q));
+	EXPECT_EQ(MPOL_BIND, addr_mode(self->buf + self->len - ps));
+
+	/* And the rest: nothing left anywhere. */
+	ASSERT_EQ(0, mbind(self->buf, self->len, MPOL_DEFAULT, NULL, 0, 0));
+	EXPECT_EQ(MPOL_DEFAULT, addr_mode(self->buf));
+	EXPECT_EQ(MPOL_DEFAULT, addr_mode(self->buf + self->len - ps));
+}
+
 FIXTURE(mbind_err) {
 	char *buf;
 };

@@ -4,27 +4,30 @@
  * numa_tbind(2) and numa_mbind(2), the lifetime of a group, and its RSS
  * accounting in debugfs.
  *
- * Interface under test (x86_64; called by raw syscall()):
- *   long numa_tbind(int tid, int ng_id, unsigned long flags)       nr 452
- *     tid 0 is the calling thread, else any thread of the caller's pid
- *     namespace.  ng_id MS_ID_NEW (-1) creates a group (ids are >= 1), binds
+ * Interface under test (called by raw syscall() with the numbers of the
+ * series' uapi header, __NR_numa_tbind and __NR_numa_mbind):
+ *   long numa_tbind(int tid, int ng_id, unsigned long flags)
+ *     tid 0 is the calling thread, else a thread of the caller's process.
+ *     ng_id MS_ID_NEW (-1) creates a group (ids are >= 1), binds
  *     the thread to it (leaving its old group) and returns its id; MS_ID_GET
  *     (-2) returns the thread's group; a group id binds the thread to it and
- *     returns the id.  EINVAL: flags != 0, unknown id (0, freed, ...),
- *     MS_ID_GET on an unbound thread; ESRCH: unknown tid; EPERM: the
- *     caller's uid/gid differ from the target thread's or from the group
- *     creator's, without CAP_SYS_PTRACE.  kernel.sched_numa = 0: MS_ID_NEW
+ *     returns the id.  EINVAL: flags != 0, unknown id (0, freed, of another
+ *     user namespace), MS_ID_GET on an unbound thread; ESRCH: unknown tid;
+ *     EPERM: a thread of another process, or a group made by a process the
+ *     caller may not ptrace (ptrace_may_access(), creator's dumpable state
+ *     included); ENOSPC: /proc/sys/user/max_numa_groups groups alive.
+ *     kernel.sched_numa = 0: MS_ID_NEW
  *     and binding fail with EOPNOTSUPP, MS_ID_GET still works.  A bound
  *     thread's home node (/proc/PID/task/TID/sched) is the group's node.
  *     New threads and fork children are not bound; execve() and thread exit
  *     leave the group.
  *   long numa_mbind(void *addr, unsigned long len, int ng_id,
- *                   unsigned long flags)                               nr 451
+ *                   unsigned long flags)
  *     binds [addr, addr + len) of the caller's mm to the group: its pages
  *     are allocated on the group's node, existing pages move there on their
  *     next touch.  EINVAL: flags != 0, addr not page aligned, unknown id;
- *     ENOMEM: part of the range not mapped; EPERM: group of other
- *     credentials; EOPNOTSUPP: sched_numa = 0.  len 0 returns 0.
+ *     ENOMEM: part of the range not mapped; EPERM: a group the caller may
+ *     not use; EOPNOTSUPP: sched_numa = 0.  len 0 returns 0.
  *   A group lives while a thread or a VMA (any process; fork children
  *   inherit VMA bindings) is bound to it; then its id is invalid.  VMA
  *   split, merge, mprotect() and mremap() keep bindings.
@@ -41,8 +44,8 @@
  *   esrch_unknown_tid    a tid above pid_max and a reaped child's pid:
  *                        ESRCH for MS_ID_NEW, MS_ID_GET and a group id; no
  *                        group created.
- *   einval_get_unbound   MS_ID_GET on this thread, a new thread and a fork
- *                        child, none bound: EINVAL.
+ *   einval_get_unbound   MS_ID_GET on this thread and a new thread, none
+ *                        bound: EINVAL; on a fork child: EPERM.
  *   enomem_unmapped      a range with a hole, a range running past its
  *                        mapping and a fully unmapped range: ENOMEM.
  *   eopnotsupp_when_off  sched_numa = 0: MS_ID_NEW, binding (self or another
@@ -53,7 +56,8 @@
  *   eperm_unprivileged   a child dropped to uid/gid 65534 gets EPERM joining
  *                        root's group, binding root's thread and binding its
  *                        own page to root's group, but creates and uses its
- *                        own group; root (CAP_SYS_PTRACE) binds the child.
+ *                        own group; root gets EPERM for the child's thread
+ *                        but may join the child's group (CAP_SYS_PTRACE).
  *   new_get_rebind       create, get, create again (the first group dies),
  *                        bind another thread by tid, home nodes = group node,
  *                        threads and fork children of bound threads unbound,
@@ -93,6 +97,25 @@
  *                        groups, then with two groups of two threads each
  *                        binding their slices: some 2 s window within 20 s
  *                        must average >= 0.9.  Placement, not speed.
+ *   legacy_numbers_enosys  451 (cachestat), 452 (fchmodat2) and every number
+ *                        up to __NR_numa_mbind - 1 answer ENOSYS.
+ *   eperm_other_process  two uid 65534 processes: the creator's child joins
+ *                        its group, gets EPERM for the creator's thread, and
+ *                        EPERM for the group once the creator is not
+ *                        dumpable; its own binding is kept.
+ *   userns_invisible     in a new user namespace the outer group's id is
+ *                        EINVAL for both calls, and a group made inside is
+ *                        EINVAL outside.
+ *   enospc_limit         max_numa_groups 16 (default 4096): the 17th group of
+ *                        a uid 65534 process fails with ENOSPC and changes
+ *                        nothing, a freed group makes room, all 16 can be
+ *                        made again once freed, none is left.
+ *   rss_swap             a bound range paged out (MADV_PAGEOUT) to a swap
+ *                        device (/dev/vda): anon + swapents stays the
+ *                        range's size through swap-in by fault and
+ *                        swapoff(), swapents equals VmSwap, data intact.
+ *   mbind_default_unbinds  mbind(MPOL_DEFAULT) over a bound range: MPOL_DEFAULT
+ *                        reported, the group (only held by it) gone.
  *
  * The accounting checks need the debugfs file; without it they are logged as
  * not checked and a group's life is told by numa_tbind() and numa_mbind()
@@ -103,11 +126,11 @@
  *
  * Where the spec is silent, the tests assume: groups outlive sched_numa = 0
  * (MS_ID_GET still returns the id, and binding works again once it is 1);
+ * root may join (not bind) the groups of other users' processes;
  * a VMA's group binding wins over the faulting task's own policy (the fork
  * child of mbind_follows_group has MPOL_PREFERRED {other}); the part a
  * growing mremap() adds is bound like the rest of the VMA; anon is exact
- * (polled for GONE_GUARD_MS, in case the kernel updates it late); root
- * (CAP_SYS_PTRACE) may query and bind another user's thread; a 0-byte
+ * (polled for GONE_GUARD_MS, in case the kernel updates it late); a 0-byte
  * numa_mbind() binds nothing.  In exit_race_and_stress a thread's own
  * MS_ID_NEW must always work and its own MS_ID_GET must give the group it
  * last joined: EINVAL and ESRCH are allowed only where another thread's
@@ -117,8 +140,7 @@
  * Worker threads and children never use the harness's ASSERTs: they record
  * what went wrong and the main thread checks.  The whole fixture SKIPs
  * without /proc/sys/kernel/sched_numa, when not root, without nodes 0 and 1
- * with CPUs, or when either syscall gives ENOSYS (kernel without the series;
- * 452 gives EFAULT where it is fchmodat2, >= 6.6).
+ * with CPUs, or when either syscall gives ENOSYS (kernel without the series).
  */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -135,18 +157,11 @@
 #include <sys/wait.h>
 #include "numa_util.h"
 
-#ifndef NR_numa_mbind
-#define NR_numa_mbind	451
-#endif
-#ifndef NR_numa_tbind
-#define NR_numa_tbind	452
-#endif
-#ifndef MS_ID_GET
-#define MS_ID_GET	(-2)
-#endif
-#ifndef MS_ID_NEW
-#define MS_ID_NEW	(-1)
-#endif
+/* The series' uapi headers (tests/Makefile: UAPI=, make headers_install) */
+#include <asm/unistd.h>		/* __NR_numa_mbind, __NR_numa_tbind */
+#include <linux/sched_numa.h>	/* MS_ID_GET, MS_ID_NEW */
+#include <sys/mman.h>
+#include <sys/swap.h>
 
 #define SCHED_NUMA	NU_SCHED_NUMA
 #define BALANCING	NU_BALANCING
@@ -179,13 +194,13 @@
 
 static inline long ng_tbind(int tid, int id, unsigned long flags)
 {
-	return syscall(NR_numa_tbind, (long)tid, (long)id, flags);
+	return syscall(__NR_numa_tbind, (long)tid, (long)id, flags);
 }
 
 static inline long ng_mbind(void *addr, unsigned long len, int id,
 			    unsigned long flags)
 {
-	return syscall(NR_numa_mbind, addr, len, (long)id, flags);
+	return syscall(__NR_numa_mbind, addr, len, (long)id, flags);
 }
 
 static long long now_ms(void)
@@ -525,7 +540,7 @@ static void __attribute__((constructor)) exec_probe(void)
 	if (!s || strcmp(s, "1"))
 		return;
 	errno = 0;
-	r.ret = syscall(NR_numa_tbind, 0L, (long)MS_ID_GET, 0UL);
+	r.ret = syscall(__NR_numa_tbind, 0L, (long)MS_ID_GET, 0UL);
 	r.err = r.ret < 0 ? errno : 0;
 	r.home = nu_home_node(0, 0);
 	fd = getenv(EXEC_FD_ENV);
@@ -565,9 +580,9 @@ FIXTURE_SETUP(ng)
 	errno = 0;
 	ret = ng_tbind(0, MS_ID_GET, 0);
 	e = errno;
-	if (ret == -1 && (e == ENOSYS || e == EFAULT))
+	if (ret == -1 && e == ENOSYS)
 		SKIP(return, "kernel lacks numa_tbind (syscall %d: %s)",
-		     NR_numa_tbind, strerror(e));
+		     __NR_numa_tbind, strerror(e));
 	ASSERT_EQ(-1, ret) TH_LOG("a new test process is in group %ld", ret);
 	ASSERT_EQ(EINVAL, e)
 		TH_LOG("numa_tbind(0, MS_ID_GET, 0), unbound: %s", strerror(e));
@@ -575,7 +590,7 @@ FIXTURE_SETUP(ng)
 	ret = ng_mbind(NULL, 0, 1, 0);
 	if (ret == -1 && errno == ENOSYS)
 		SKIP(return, "kernel lacks numa_mbind (syscall %d)",
-		     NR_numa_mbind);
+		     __NR_numa_mbind);
 
 	r = nu_debugfs_mount();
 	ng_have_dbg = !access(NG_DEBUGFS, R_OK);
@@ -1102,7 +1117,8 @@ TEST_F_TIMEOUT(ng, einval_get_unbound, NG_TIMEOUT)
 		_exit(0);
 	}
 	close(p2c[0]);
-	EXPECT_ERR(EINVAL, ng_tbind(pid, MS_ID_GET, 0),
+	/* Not a thread of ours: EPERM, even for root */
+	EXPECT_ERR(EPERM, ng_tbind(pid, MS_ID_GET, 0),
 		   "numa_tbind(child %d, MS_ID_GET, 0)", pid);
 	close(p2c[1]);
 	status = kid_wait(_metadata, self, pid);
@@ -1346,19 +1362,30 @@ TEST_F_TIMEOUT(ng, eperm_unprivileged, NG_TIMEOUT)
 		TH_LOG("uid %d: %s: %ld (%s)", NOBODY, ep_names[i], sh->ret[i],
 		       sh->err[i] ? strerror(sh->err[i]) : "ok");
 
-	/* Root (CAP_SYS_PTRACE) may look at and bind the child's thread. */
+	/*
+	 * Root acts on its own threads only (EPERM for the child's, as in the
+	 * 2012 RFC), but a thread of root's may join the child's group: root
+	 * may ptrace the child (CAP_SYS_PTRACE).
+	 */
 	if (sh->own > 0) {
-		EXPECT_RET(sh->own, ng_tbind(pid, MS_ID_GET, 0),
+		struct servant s;
+		long r;
+		int e;
+
+		EXPECT_ERR(EPERM, ng_tbind(pid, MS_ID_GET, 0),
 			   "root: numa_tbind(child %d, MS_ID_GET, 0)", pid);
-		/* Not numa_mbind(): the group is of other credentials. */
+		EXPECT_ERR(EPERM, ng_tbind(pid, g, 0),
+			   "root: numa_tbind(child %d, %d, 0)", pid, g);
 		expect_listed(_metadata, sh->own, 1, 1,
 			      "of the unprivileged child");
-		EXPECT_RET(g, ng_tbind(pid, g, 0),
-			   "root: numa_tbind(child %d, %d, 0)", pid, g);
-		expect_alive(_metadata, g, 2, -1, "with the child bound by root");
-		/* The child's group keeps its page only. */
-		expect_listed(_metadata, sh->own, 0, 1,
-			      "once root moved its only thread");
+		servant_start(_metadata, &s);
+		r = servant_call(_metadata, &s, SV_TBIND, sh->own, &e);
+		EXPECT_EQ(sh->own, r)
+			TH_LOG("root's thread joins child's group %d: %ld (%s)",
+			       sh->own, r, strerror(e));
+		expect_listed(_metadata, sh->own, 2, 1, "with root's thread");
+		servant_stop(&s);
+		expect_listed(_metadata, sh->own, 1, 1, "once root's thread left");
 	}
 	expect_own_group(_metadata, g, "after the child's attempts");
 
@@ -1453,7 +1480,8 @@ TEST_F_TIMEOUT(ng, new_get_rebind, NG_TIMEOUT)
 		_exit(r == -1 && e == EINVAL ? 0 : 1);
 	}
 	close(p2c[0]);
-	EXPECT_ERR(EINVAL, ng_tbind(pid, MS_ID_GET, 0),
+	/* Its own view is checked in the child; ours is EPERM */
+	EXPECT_ERR(EPERM, ng_tbind(pid, MS_ID_GET, 0),
 		   "numa_tbind(fork child %d, MS_ID_GET, 0)", pid);
 	close(p2c[1]);
 	status = kid_wait(_metadata, self, pid);
@@ -1835,7 +1863,8 @@ TEST_F_TIMEOUT(ng, exec_leaves_group, NG_TIMEOUT)
 	close(c2p[1]);
 	ASSERT_EQ((ssize_t)sizeof(g), nu_read_full(c2p[0], &g, sizeof(g)));
 	ASSERT_LE(1, g) TH_LOG("child: numa_tbind(0, MS_ID_NEW, 0): %ld", g);
-	EXPECT_RET(g, ng_tbind(pid, MS_ID_GET, 0),
+	/* Another process's thread: not ours to look at (EPERM) */
+	EXPECT_ERR(EPERM, ng_tbind(pid, MS_ID_GET, 0),
 		   "numa_tbind(child %d, MS_ID_GET, 0) before execve()", pid);
 	node = expect_alive(_metadata, (int)g, 1, 0, "of the child");
 	if (node >= 0)
@@ -1853,8 +1882,6 @@ TEST_F_TIMEOUT(ng, exec_leaves_group, NG_TIMEOUT)
 		       rep.ret, strerror(rep.err));
 	TH_LOG("after execve(): home_node %d", rep.home);
 	/* Its only thread left and its old mm is gone: so is the group. */
-	EXPECT_ERR(EINVAL, ng_tbind(pid, MS_ID_GET, 0),
-		   "numa_tbind(child %d, MS_ID_GET, 0) after execve()", pid);
 	expect_gone(_metadata, (int)g, "after its only thread's execve()");
 
 	close(p2c[1]);
@@ -2672,6 +2699,539 @@ TEST_F_TIMEOUT(ng, numa02_like, N2_TIMEOUT)
 		TH_LOG("two groups: no 2 s window averaged >= %.2f in %d s (best %.2f)",
 		       N2_GOAL, N2_B_MS / 1000, run->best);
 	free(run);
+}
+
+/* ------------------------------------------------------------------ */
+/* ABI: numbers, permissions across processes and user namespaces, limits. */
+
+/*
+ * The series' numbers are its uapi header's, far above mainline's; every
+ * number between mainline's last in 6.1 (450) and them answers ENOSYS, as
+ * on 6.1, so that C libraries probing mainline's newer calls fall back:
+ * cachestat (451) and fchmodat2 (452, glibc's lchmod()) included.
+ */
+TEST_F_TIMEOUT(ng, legacy_numbers_enosys, NG_TIMEOUT)
+{
+	char path[] = "/tmp/ng-fchmodat2-XXXXXX";
+	long nr, r;
+	int fd, bad = 0;
+
+	NU_RETURN_IF_SKIPPED();
+	EXPECT_EQ(1000, __NR_numa_mbind);
+	EXPECT_EQ(1001, __NR_numa_tbind);
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	errno = 0;
+	r = syscall(452, AT_FDCWD, path, 0600, AT_SYMLINK_NOFOLLOW);
+	EXPECT_TRUE(r == -1 && errno == ENOSYS)
+		TH_LOG("fchmodat2 (452): %ld (%s), want ENOSYS", r,
+		       strerror(errno));
+	errno = 0;
+	r = syscall(451, fd, NULL, NULL, 0);
+	EXPECT_TRUE(r == -1 && errno == ENOSYS)
+		TH_LOG("cachestat (451): %ld (%s), want ENOSYS", r,
+		       strerror(errno));
+	close(fd);
+	unlink(path);
+	for (nr = 451; nr < __NR_numa_mbind; nr++) {
+		errno = 0;
+		r = syscall(nr, 0L, 0L, 0L, 0L, 0L, 0L);
+		if (r != -1 || errno != ENOSYS) {
+			if (bad++ < 5)
+				TH_LOG("syscall %ld: %ld (%s), want ENOSYS",
+				       nr, r, strerror(errno));
+		}
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%d numbers in 451..%d do not answer ENOSYS",
+				 bad, __NR_numa_mbind - 1);
+}
+
+/* Drop to uid/gid NOBODY; 0 or -1. */
+static int drop_to_nobody(void)
+{
+	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) ||
+	    geteuid() != NOBODY || getegid() != NOBODY)
+		return -1;
+	return 0;
+}
+
+enum xp_check {
+	XP_JOIN,	/* another process, may ptrace the creator: joins */
+	XP_GET_OTHER,	/* numa_tbind(creator, MS_ID_GET) -> EPERM */
+	XP_BIND_OTHER,	/* numa_tbind(creator, G) -> EPERM */
+	XP_JOIN_NODUMP,	/* creator not dumpable: numa_tbind(0, G) -> EPERM */
+	XP_MBIND_NODUMP, /* ... numa_mbind(page, G) -> EPERM */
+	XP_OWN_STILL,	/* its own binding is kept: MS_ID_GET == G */
+	XP_NCHECK,
+};
+
+static const char *const xp_names[XP_NCHECK] = {
+	[XP_JOIN] = "join the creator's group (may ptrace it)",
+	[XP_GET_OTHER] = "numa_tbind(creator, MS_ID_GET)",
+	[XP_BIND_OTHER] = "numa_tbind(creator, G)",
+	[XP_JOIN_NODUMP] = "join again, creator not dumpable",
+	[XP_MBIND_NODUMP] = "numa_mbind(page, G), creator not dumpable",
+	[XP_OWN_STILL] = "MS_ID_GET after the refusals",
+};
+
+struct xp_shared {
+	int g;
+	long ret[XP_NCHECK];
+	int err[XP_NCHECK];
+};
+
+/*
+ * The joiner: a child of the creator, both uid NOBODY, so that
+ * ptrace_may_access() decides by the creator's dumpable state alone.
+ */
+static int xp_joiner(struct xp_shared *sh, pid_t creator, int to_c,
+		     int from_c)
+{
+	char *p = nu_alloc(1), c = 'J';
+	int fails = 0;
+
+#define XP_CALL(i, call, ok) do {					\
+	errno = 0;							\
+	sh->ret[i] = (call);						\
+	sh->err[i] = sh->ret[i] < 0 ? errno : 0;			\
+	if (!(ok))							\
+		fails |= 1 << (i);					\
+} while (0)
+	if (!p)
+		return 0xff;
+	XP_CALL(XP_JOIN, ng_tbind(0, sh->g, 0), sh->ret[XP_JOIN] == sh->g);
+	XP_CALL(XP_GET_OTHER, ng_tbind(creator, MS_ID_GET, 0),
+		sh->ret[XP_GET_OTHER] == -1 && sh->err[XP_GET_OTHER] == EPERM);
+	XP_CALL(XP_BIND_OTHER, ng_tbind(creator, sh->g, 0),
+		sh->ret[XP_BIND_OTHER] == -1 &&
+		sh->err[XP_BIND_OTHER] == EPERM);
+	/* The creator makes itself not dumpable (PR_SET_DUMPABLE 0) */
+	nu_write_full(to_c, &c, 1);
+	if (nu_read_full(from_c, &c, 1) != 1)
+		return 0xff;
+	XP_CALL(XP_JOIN_NODUMP, ng_tbind(0, sh->g, 0),
+		sh->ret[XP_JOIN_NODUMP] == -1 &&
+		sh->err[XP_JOIN_NODUMP] == EPERM);
+	XP_CALL(XP_MBIND_NODUMP, ng_mbind(p, nu_page_size(), sh->g, 0),
+		sh->ret[XP_MBIND_NODUMP] == -1 &&
+		sh->err[XP_MBIND_NODUMP] == EPERM);
+	XP_CALL(XP_OWN_STILL, ng_tbind(0, MS_ID_GET, 0),
+		sh->ret[XP_OWN_STILL] == sh->g);
+#undef XP_CALL
+	return fails;
+}
+
+static int xp_creator(struct xp_shared *sh)
+{
+	int to_c[2], from_c[2], status;
+	pid_t pid;
+	char c;
+
+	/* setuid() made it not dumpable (suid_dumpable 0): undo that */
+	if (drop_to_nobody() || prctl(PR_SET_DUMPABLE, 1))
+		return 0xfe;
+	sh->g = ng_tbind(0, MS_ID_NEW, 0);
+	if (sh->g < 1)
+		return 0xfd;
+	if (pipe(to_c) || pipe(from_c))
+		return 0xfc;
+	pid = fork();
+	if (pid < 0)
+		return 0xfc;
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		_exit(xp_joiner(sh, getppid(), to_c[1], from_c[0]));
+	}
+	if (nu_read_full(to_c[0], &c, 1) != 1)
+		c = 0;
+	prctl(PR_SET_DUMPABLE, 0);
+	nu_write_full(from_c[1], &c, 1);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 0xfb;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * numa_tbind() binds threads of the caller's process only; a group made
+ * by another process may be joined, or have ranges bound to it, by a
+ * process that may ptrace its creator (ptrace_may_access(), which checks
+ * the creator's dumpable state too): a copy of the credential compare
+ * that 6.1's ptrace does would not.
+ */
+TEST_F_TIMEOUT(ng, eperm_other_process, NG_TIMEOUT)
+{
+	struct xp_shared *sh;
+	int status, code, i;
+	pid_t pid;
+
+	NU_RETURN_IF_SKIPPED();
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	memset(sh, 0, sizeof(*sh));
+	pid = kid_fork(_metadata, self);
+	if (pid == 0)
+		_exit(xp_creator(sh));
+	status = kid_wait(_metadata, self, pid);
+	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("creator: status 0x%x", status);
+	code = WEXITSTATUS(status);
+	ASSERT_GT(0xf0, code) TH_LOG("set-up failed (0x%x; group %d)", code,
+				     sh->g);
+	for (i = 0; i < XP_NCHECK; i++) {
+		TH_LOG("uid %d: %s: %ld (%s)", NOBODY, xp_names[i], sh->ret[i],
+		       sh->err[i] ? strerror(sh->err[i]) : "ok");
+		EXPECT_EQ(0, code & (1 << i))
+			TH_LOG("uid %d: %s: unexpected", NOBODY, xp_names[i]);
+	}
+	if (sh->g > 0)
+		expect_gone(_metadata, sh->g, "after both processes exited");
+	munmap(sh, sizeof(*sh));
+}
+
+struct un_shared {
+	int own;		/* the group made inside the namespace */
+	long join, mbind, get;	/* on the outer group */
+	int join_err, mbind_err;
+	int unshare_err;
+};
+
+/*
+ * Group ids are not seen across user namespaces: inside a new one, the
+ * outer group's id is unknown (EINVAL) to both calls; a group made inside
+ * is unknown outside.
+ */
+TEST_F_TIMEOUT(ng, userns_invisible, NG_TIMEOUT)
+{
+	int p2c[2], c2p[2], g, status;
+	struct un_shared *sh;
+	pid_t pid;
+	char c;
+
+	NU_RETURN_IF_SKIPPED();
+	g = new_group(_metadata, "the outer namespace's main thread");
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	memset(sh, 0, sizeof(*sh));
+	ASSERT_EQ(0, pipe2(p2c, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(c2p, O_CLOEXEC));
+	pid = kid_fork(_metadata, self);
+	if (pid == 0) {
+		char *p = nu_alloc(1);
+
+		close(p2c[1]);
+		close(c2p[0]);
+		if (unshare(CLONE_NEWUSER)) {
+			sh->unshare_err = errno;
+		} else if (p) {
+			errno = 0;
+			sh->join = ng_tbind(0, g, 0);
+			sh->join_err = errno;
+			errno = 0;
+			sh->mbind = ng_mbind(p, nu_page_size(), g, 0);
+			sh->mbind_err = errno;
+			sh->own = ng_tbind(0, MS_ID_NEW, 0);
+			sh->get = ng_tbind(0, MS_ID_GET, 0);
+		}
+		c = 'R';
+		nu_write_full(c2p[1], &c, 1);
+		nu_read_full(p2c[0], &c, 1);
+		_exit(0);
+	}
+	close(p2c[0]);
+	close(c2p[1]);
+	ASSERT_EQ(1, nu_read_full(c2p[0], &c, 1));
+	if (sh->unshare_err) {
+		close(p2c[1]);
+		kid_wait(_metadata, self, pid);
+		SKIP(return, "unshare(CLONE_NEWUSER): %s",
+		     strerror(sh->unshare_err));
+	}
+	EXPECT_TRUE(sh->join == -1 && sh->join_err == EINVAL)
+		TH_LOG("inside: numa_tbind(0, outer %d): %ld (%s), want EINVAL",
+		       g, sh->join, strerror(sh->join_err));
+	EXPECT_TRUE(sh->mbind == -1 && sh->mbind_err == EINVAL)
+		TH_LOG("inside: numa_mbind(outer %d): %ld (%s), want EINVAL",
+		       g, sh->mbind, strerror(sh->mbind_err));
+	EXPECT_LE(1, sh->own) TH_LOG("inside: MS_ID_NEW: %d", sh->own);
+	EXPECT_EQ(sh->own, sh->get) TH_LOG("inside: MS_ID_GET %ld", sh->get);
+	if (sh->own > 0) {
+		EXPECT_ERR(EINVAL, ng_tbind(0, sh->own, 0),
+			   "outside: numa_tbind(0, inner %d, 0)", sh->own);
+		EXPECT_EQ(0, ng_mprobe(sh->own))
+			TH_LOG("outside: numa_mbind(.., inner %d): not EINVAL",
+			       sh->own);
+	}
+	expect_own_group(_metadata, g, "after the inner attempts");
+	close(p2c[1]);
+	status = kid_wait(_metadata, self, pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	munmap(sh, sizeof(*sh));
+}
+
+#define LIM_MAX		16
+#define LIM_SYSCTL	"/proc/sys/user/max_numa_groups"
+
+struct lim_shared {
+	int ids[LIM_MAX + 1];
+	long over;		/* MS_ID_NEW beyond the limit */
+	int over_err;
+	long get_after;		/* MS_ID_GET after the refusal */
+	long again;		/* MS_ID_NEW after one was freed */
+	int again_err;
+	int second_round;	/* groups made after all were freed */
+	int fail;		/* set-up step that failed, 0 if none */
+};
+
+/* Keep LIM_MAX groups alive by a bound page each, as uid NOBODY. */
+static void lim_child(struct lim_shared *sh)
+{
+	size_t ps = nu_page_size();
+	char *pages[LIM_MAX + 1];
+	int i;
+
+	if (drop_to_nobody()) {
+		sh->fail = 1;
+		return;
+	}
+	for (i = 0; i < LIM_MAX; i++) {
+		pages[i] = nu_alloc(1);
+		sh->ids[i] = ng_tbind(0, MS_ID_NEW, 0);
+		if (!pages[i] || sh->ids[i] < 1 ||
+		    ng_mbind(pages[i], ps, sh->ids[i], 0)) {
+			sh->fail = 2;
+			return;
+		}
+		pages[i][0] = (char)i;
+	}
+	errno = 0;
+	sh->over = ng_tbind(0, MS_ID_NEW, 0);
+	sh->over_err = errno;
+	sh->get_after = ng_tbind(0, MS_ID_GET, 0);
+
+	/* One group freed (its page unmapped): room for one more */
+	munmap(pages[0], ps);
+	errno = 0;
+	sh->again = ng_tbind(0, MS_ID_NEW, 0);
+	sh->again_err = errno;
+	sh->ids[LIM_MAX] = sh->again;
+
+	/* Everything freed: the whole limit is available again */
+	for (i = 1; i < LIM_MAX; i++)
+		munmap(pages[i], ps);
+	for (i = 0; i < LIM_MAX; i++) {
+		pages[i] = nu_alloc(1);
+		if (!pages[i] || ng_tbind(0, MS_ID_NEW, 0) < 1)
+			break;
+		if (ng_mbind(pages[i], ps, ng_tbind(0, MS_ID_GET, 0), 0))
+			break;
+	}
+	sh->second_round = i;
+}
+
+/*
+ * A user may have max_numa_groups groups alive; MS_ID_NEW beyond fails
+ * with ENOSPC and changes nothing, and freed groups give their count back.
+ */
+TEST_F_TIMEOUT(ng, enospc_limit, NG_TIMEOUT)
+{
+	struct lim_shared *sh;
+	char old[32];
+	int i, status;
+	pid_t pid;
+
+	NU_RETURN_IF_SKIPPED();
+	if (nu_read_file(LIM_SYSCTL, old, sizeof(old)))
+		SKIP(return, "no " LIM_SYSCTL);
+	EXPECT_EQ(4096, atoi(old)) TH_LOG(LIM_SYSCTL " default: %s", old);
+	ASSERT_EQ(0, nu_write_file(LIM_SYSCTL, "16"));
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	memset(sh, 0, sizeof(*sh));
+	pid = kid_fork(_metadata, self);
+	if (pid == 0) {
+		lim_child(sh);
+		_exit(0);
+	}
+	status = kid_wait(_metadata, self, pid);
+	nu_write_file(LIM_SYSCTL, old);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(0, sh->fail) TH_LOG("set-up step %d failed", sh->fail);
+	EXPECT_TRUE(sh->over == -1 && sh->over_err == ENOSPC)
+		TH_LOG("group %d of %d: %ld (%s), want ENOSPC", LIM_MAX + 1,
+		       LIM_MAX, sh->over, strerror(sh->over_err));
+	EXPECT_EQ(sh->ids[LIM_MAX - 1], sh->get_after)
+		TH_LOG("the refusal changed the thread's group");
+	EXPECT_LE(1, sh->again) TH_LOG("after one was freed: %s",
+				       strerror(sh->again_err));
+	EXPECT_EQ(LIM_MAX, sh->second_round)
+		TH_LOG("after all were freed, only %d of %d could be made",
+		       sh->second_round, LIM_MAX);
+	/* Nothing leaked: the child's exit freed every group */
+	for (i = 0; i <= LIM_MAX; i++)
+		if (sh->ids[i] > 0)
+			expect_gone(_metadata, sh->ids[i], "after the child exited");
+	munmap(sh, sizeof(*sh));
+}
+
+/*
+ * Swap: a bound range's pages paged out (MADV_PAGEOUT) move from the
+ * group's anon count to its swap entries, and back when they are touched
+ * (do_swap_page()) or brought back by swapoff() (unuse_pte()); the counts
+ * match /proc/self/status, and the data is intact.  Needs a disk to swap
+ * on: scripts/boot.sh gives the guest /dev/vda.
+ */
+#define SW_DEV		"/dev/vda"
+#define SW_PAGES	512
+
+static long status_kb(const char *field)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, strlen(field)))
+			kb = atol(line + strlen(field));
+	fclose(f);
+	return kb;
+}
+
+/*
+ * The faulting task keeps its own RSS counter deltas (SPLIT_RSS_COUNTING)
+ * until 64 faults have passed: fault that many fresh pages, so that
+ * /proc/self/status is exact again.
+ */
+static void rss_sync(void)
+{
+	char *p = nu_alloc(2 * 64);
+
+	if (p) {
+		memset(p, 1, 2 * 64 * nu_page_size());
+		nu_free(p, 2 * 64);
+	}
+}
+
+/* mkswap: a version 1 header on the device's first page */
+static int sw_mkswap(int fd, size_t ps)
+{
+	off_t size = lseek(fd, 0, SEEK_END);
+	char *hdr = calloc(1, ps);
+	uint32_t *w;
+	int ret = -1;
+
+	if (!hdr || size < (off_t)(16 * ps))
+		goto out;
+	w = (uint32_t *)(hdr + 1024);
+	w[0] = 1;				/* version */
+	w[1] = size / ps - 1;			/* last_page */
+	memcpy(hdr + ps - 10, "SWAPSPACE2", 10);
+	if (pwrite(fd, hdr, ps, 0) == (ssize_t)ps && !fsync(fd))
+		ret = 0;
+out:
+	free(hdr);
+	return ret;
+}
+
+TEST_F_TIMEOUT(ng, rss_swap, NG_TIMEOUT)
+{
+	size_t ps = nu_page_size(), len = SW_PAGES * ps;
+	long swapped = 0, vmswap, half;
+	struct ng_info in;
+	int g, fd, i;
+	char *buf;
+
+	NU_RETURN_IF_SKIPPED();
+	if (!ng_have_dbg)
+		SKIP(return, "needs " NG_DEBUGFS);
+	fd = open(SW_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		SKIP(return, "no swap device " SW_DEV ": %s", strerror(errno));
+	ASSERT_EQ(0, sw_mkswap(fd, ps));
+	close(fd);
+	if (swapon(SW_DEV, 0))
+		SKIP(return, "swapon(" SW_DEV "): %s", strerror(errno));
+
+	g = new_group(_metadata, "the main thread");
+	buf = nu_alloc(SW_PAGES);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, ng_mbind(buf, len, g, 0));
+	nu_fill(buf, len, SEED);
+	expect_listed(_metadata, g, 1, SW_PAGES, "all touched");
+
+	/* Freshly faulted pages may sit in a pagevec: ask a few times */
+	for (i = 0; i < 20 && !swapped; i++) {
+		ASSERT_EQ(0, madvise(buf, len, MADV_PAGEOUT))
+			TH_LOG("MADV_PAGEOUT: %s", strerror(errno));
+		ASSERT_EQ(0, dbg_find(_metadata, g, &in));
+		swapped = in.swapents;
+		if (!swapped)
+			sleep_ms(50);
+	}
+	vmswap = status_kb("VmSwap:");
+	TH_LOG("paged out: %ld of %d pages (VmSwap %ld kB)", swapped,
+	       SW_PAGES, vmswap);
+	EXPECT_LT(0, swapped) TH_LOG("nothing went to swap");
+	EXPECT_EQ(SW_PAGES, in.anon + in.swapents)
+		TH_LOG("anon %ld + swapents %ld, want %d", in.anon,
+		       in.swapents, SW_PAGES);
+	EXPECT_EQ(vmswap, in.swapents * (long)(ps / 1024))
+		TH_LOG("group swapents %ld, VmSwap %ld kB", in.swapents,
+		       vmswap);
+
+	/* Swap-in by fault of the first half */
+	half = len / 2;
+	EXPECT_EQ(-1, nu_verify(buf, half, SEED));
+	rss_sync();
+	ASSERT_EQ(0, dbg_find(_metadata, g, &in));
+	vmswap = status_kb("VmSwap:");
+	EXPECT_EQ(SW_PAGES, in.anon + in.swapents)
+		TH_LOG("after swap-in by fault: anon %ld + swapents %ld, want %d",
+		       in.anon, in.swapents, SW_PAGES);
+	EXPECT_EQ(vmswap, in.swapents * (long)(ps / 1024))
+		TH_LOG("after swap-in by fault: swapents %ld, VmSwap %ld kB",
+		       in.swapents, vmswap);
+
+	/* The rest by swapoff() */
+	ASSERT_EQ(0, swapoff(SW_DEV)) TH_LOG("swapoff: %s", strerror(errno));
+	expect_listed(_metadata, g, 1, SW_PAGES, "after swapoff()");
+	ASSERT_EQ(0, dbg_find(_metadata, g, &in));
+	EXPECT_EQ(0, in.swapents);
+	EXPECT_EQ(0, status_kb("VmSwap:"));
+	EXPECT_EQ(-1, nu_verify(buf, len, SEED));
+	nu_free(buf, SW_PAGES);
+}
+
+/*
+ * mbind(MPOL_DEFAULT) over a bound range removes the binding, as over any
+ * range policy: get_mempolicy() reports MPOL_DEFAULT and, with the range
+ * its only reference, the group goes.
+ */
+TEST_F_TIMEOUT(ng, mbind_default_unbinds, NG_TIMEOUT)
+{
+	size_t ps = nu_page_size();
+	unsigned long nodes;
+	int g, mode;
+	char *buf;
+
+	NU_RETURN_IF_SKIPPED();
+	g = new_group(_metadata, "the main thread");
+	buf = filled_buf(_metadata, 16);
+	ASSERT_EQ(0, ng_mbind(buf, 16 * ps, g, 0));
+	/* The main thread leaves it for a new group */
+	ASSERT_LE(1, ng_tbind(0, MS_ID_NEW, 0));
+	expect_alive(_metadata, g, 0, 16, "bound by the range only");
+	ASSERT_EQ(0, mbind(buf, 16 * ps, MPOL_DEFAULT, NULL, 0, 0));
+	mode = -1;
+	ASSERT_EQ(0, get_mempolicy(&mode, &nodes, NU_MAXNODE, buf,
+				   MPOL_F_ADDR));
+	EXPECT_EQ(MPOL_DEFAULT, mode);
+	expect_gone(_metadata, g, "after mbind(MPOL_DEFAULT) of its range");
+	EXPECT_EQ(-1, nu_verify(buf, 16 * ps, SEED));
+	nu_free(buf, 16);
 }
 
 TEST_HARNESS_MAIN

@@ -23,12 +23,12 @@
  *              mbind(MPOL_BIND, MPOL_MF_MOVE|MPOL_MF_LAZY)s its buffer there;
  *              at D/2 every task flips to the other node (pin + mbind).
  *   threads    1 process, 4 threads, each on its own 8 MiB (-M) slice of one
- *              mapping.  threads-groups: + numa_tbind(452): threads 0,1 form
- *              group A, 2,3 group B; each numa_mbind(451)s its slice to its
+ *              mapping.  threads-groups: + numa_tbind(): threads 0,1 form
+ *              group A, 2,3 group B; each numa_mbind()s its slice to its
  *              group after first touch.
- * A missing sysctl or syscall (MPOL_MF_LAZY -> EINVAL; 452 -> ENOSYS, or
- * EFAULT where 452 is fchmodat2, >= 6.6; EOPNOTSUPP: NUMA groups outside
- * the sched-numa mode) prints "absent=1" and exits 0.  On a
+ * A missing sysctl or syscall (MPOL_MF_LAZY -> EINVAL; numa_tbind ->
+ * ENOSYS; EOPNOTSUPP: NUMA groups outside the sched-numa mode) prints
+ * "absent=1" and exits 0.  On a
  * one-node machine "node 1" is node 0.  Buffers are MADV_NOHUGEPAGE.
  *
  * Data check: first touch writes pattern(task, word); each pass over a 256 KiB
@@ -73,9 +73,8 @@ __attribute__((weak)) unsigned int numa_bitmask_nbytes(struct bitmask *bmp)
 	return ((bmp->size + bpl - 1) / bpl) * sizeof(unsigned long);
 }
 
-#define NR_numa_mbind	451
-#define NR_numa_tbind	452
-#define MS_ID_NEW	(-1)
+#include <asm/unistd.h>	/* __NR_numa_mbind, __NR_numa_tbind (the series' uapi) */
+#include <linux/sched_numa.h>	/* MS_ID_NEW */
 #ifndef MPOL_MF_LAZY
 #define MPOL_MF_LAZY	(1 << 3)
 #endif
@@ -397,14 +396,14 @@ static void *task_run(void *arg)
 		touch(t);
 	}
 	if (scenario == SC_GROUPS) {	/* 0 and 2 create, 1 and 3 join */
-		if (!(t->id & 1) && (groups[g] = syscall(NR_numa_tbind,
+		if (!(t->id & 1) && (groups[g] = syscall(__NR_numa_tbind,
 				gettid(), MS_ID_NEW, 0UL)) < 0)
 			die("numa_tbind(MS_ID_NEW)");
 		pthread_barrier_wait(&barrier);
 		if ((t->id & 1) &&
-		    syscall(NR_numa_tbind, gettid(), groups[g], 0UL) < 0)
+		    syscall(__NR_numa_tbind, gettid(), groups[g], 0UL) < 0)
 			die("numa_tbind(join)");
-		if (syscall(NR_numa_mbind, t->buf, t->len, groups[g], 0UL))
+		if (syscall(__NR_numa_mbind, t->buf, t->len, groups[g], 0UL))
 			die("numa_mbind");
 	}
 	stream(t);
@@ -451,7 +450,7 @@ static void probe(void)
 		pid_t pid = fork();
 
 		if (pid == 0)
-			_exit(syscall(NR_numa_tbind, gettid(), MS_ID_NEW,
+			_exit(syscall(__NR_numa_tbind, gettid(), MS_ID_NEW,
 				      0UL) < 0 ? errno & 0xff : 0);
 		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
 			die("numa_tbind probe child");

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalebench: numad and the scheduler hooks with many entities (make bench;
+ * sntests=scalebench alone).  Figures, not a test: it prints result lines
+ * and "ok 1 scalebench" at the end.
+ *
+ * Set-up: PROCS small processes, each waking every 20 ms for a little
+ * work (so that numad sees runnable tasks of many entities), and GROUPS
+ * NUMA groups, each kept alive by one bound page of one process.
+ * Then, for SECS seconds each, with kernel.sched_numa 1 and then 0 in the
+ * same boot:
+ *   - numad's time per pass, from /sys/kernel/debug/sched/numad (passes
+ *     and nanoseconds per node, read before and after);
+ *   - the wake-up latency of a probe thread: it sleeps to an absolute
+ *     deadline every millisecond and records how late it woke (max and
+ *     99th percentile, microseconds), as cyclictest does.
+ *
+ * Under TCG the absolute latencies mean little; the comparison of the two
+ * modes in one boot, and numad's time per pass, do.
+ *
+ * Before that, alone: HOT_THREADS spinning threads in one NUMA group, so
+ * that all have the group's node as home, twice as many as that node has
+ * CPUs: the idle share of the other node's CPUs over HOT_SECS, which the
+ * load balancer must bring to about 0 even though every pull takes a task
+ * away from home ("never at the cost of an idle CPU"; NUMA_HOT), with
+ * numad's balancing (NUMA_BALANCE) off meanwhile, so that it does not
+ * move the group.
+ */
+#include "../numa_util.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <asm/unistd.h>		/* __NR_numa_mbind, __NR_numa_tbind */
+#include <linux/sched_numa.h>	/* MS_ID_NEW */
+
+#define PROCS		2000
+#define GROUPS		2000
+#define SECS		20
+#define NUMAD_STATS	"/sys/kernel/debug/sched/numad"
+#define MAX_SAMPLES	(SECS * 1000 + 1000)
+#define HOT_THREADS	4
+#define HOT_SECS	10
+
+static volatile int hot_stop;
+
+static void *spin_fn(void *arg)
+{
+	volatile unsigned long x = 0;
+	long g = (long)arg;
+
+	syscall(__NR_numa_tbind, 0L, g, 0UL);
+	while (!hot_stop)
+		x++;
+	return NULL;
+}
+
+/* Idle and total jiffies of the CPUs of @node, from /proc/stat */
+static void node_idle(int node, long long *idle, long long *total)
+{
+	char line[512], path[80], list[256];
+	cpu_set_t set;
+	FILE *f;
+
+	*idle = *total = 0;
+	snprintf(path, sizeof(path), NU_SYSNODE "/node%d/cpulist", node);
+	if (nu_read_file(path, list, sizeof(list)) || nu_parse_cpulist(list, &set))
+		return;
+	f = fopen("/proc/stat", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		long long v[8] = { 0 };
+		int cpu, i;
+
+		if (sscanf(line, "cpu%d %lld %lld %lld %lld %lld %lld %lld %lld",
+			   &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+			   &v[6], &v[7]) < 5 || !CPU_ISSET(cpu, &set))
+			continue;
+		for (i = 0; i < 8; i++)
+			*total += v[i];
+		*idle += v[3] + v[4];
+	}
+	fclose(f);
+}
+
+static void hot_idle(void)
+{
+	pthread_t t[HOT_THREADS];
+	long long i0, t0, i1, t1;
+	int i, other, bal;
+	long g, home;
+
+	g = syscall(__NR_numa_tbind, 0L, (long)MS_ID_NEW, 0UL);
+	if (g < 1)
+		return;
+	/* numad would move the whole group to the idle node: not this */
+	bal = nu_sched_feat("NUMA_BALANCE");
+	nu_sched_feat_set("NUMA_BALANCE", 0);
+	home = nu_home_node(getpid(), nu_gettid());
+	other = home == 0 ? 1 : 0;
+	hot_stop = 0;
+	for (i = 0; i < HOT_THREADS; i++)
+		pthread_create(&t[i], NULL, spin_fn, (void *)g);
+	sleep(2);
+	node_idle(other, &i0, &t0);
+	sleep(HOT_SECS);
+	node_idle(other, &i1, &t1);
+	hot_stop = 1;
+	for (i = 0; i < HOT_THREADS; i++)
+		pthread_join(t[i], NULL);
+	if (bal > 0)
+		nu_sched_feat_set("NUMA_BALANCE", 1);
+	printf("scalebench hot_threads=%d home=%ld other_node_idle_pct=%lld\n",
+	       HOT_THREADS, home, t1 > t0 ? 100 * (i1 - i0) / (t1 - t0) : -1);
+	/* Leave the group: it goes with its last thread */
+	syscall(__NR_numa_tbind, 0L, (long)MS_ID_NEW, 0UL);
+	fflush(stdout);
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Sum of passes and ns over the nodes: "node passes total_ns max_ns" lines */
+static int numad_stats(long long *passes, long long *ns, long long *max)
+{
+	char line[256];
+	FILE *f = fopen(NUMAD_STATS, "re");
+
+	*passes = *ns = *max = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		long long p, t, m;
+		int node;
+
+		if (sscanf(line, "%d %lld %lld %lld", &node, &p, &t, &m) != 4)
+			continue;
+		*passes += p;
+		*ns += t;
+		if (m > *max)
+			*max = m;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Wake-up lateness of a 1 ms periodic sleeper for secs, in ns samples */
+static int probe(long long *lat, int max, int secs)
+{
+	struct timespec next;
+	long long end = now_ns() + secs * 1000000000LL;
+	int n = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (n < max && now_ns() < end) {
+		next.tv_nsec += 1000000;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_nsec -= 1000000000;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		lat[n++] = now_ns() - (next.tv_sec * 1000000000LL +
+				       next.tv_nsec);
+	}
+	return n;
+}
+
+static void run_mode(const char *mode, long long *lat)
+{
+	long long p0, t0, m0, p1, t1, m1;
+	int n, have = !numad_stats(&p0, &t0, &m0);
+
+	n = probe(lat, MAX_SAMPLES, SECS);
+	if (have)
+		numad_stats(&p1, &t1, &m1);
+	qsort(lat, n, sizeof(*lat), cmp_ll);
+	printf("scalebench mode=%s procs=%d groups=%d samples=%d wake_p99_us=%lld wake_max_us=%lld",
+	       mode, PROCS, GROUPS, n, n ? lat[n * 99 / 100] / 1000 : -1,
+	       n ? lat[n - 1] / 1000 : -1);
+	if (have && p1 > p0)
+		printf(" numad_passes=%lld numad_us_per_pass=%lld numad_max_us=%lld\n",
+		       p1 - p0, (t1 - t0) / (p1 - p0) / 1000, m1 / 1000);
+	else
+		printf(" numad_passes=%lld\n", have ? p1 - p0 : -1);
+	fflush(stdout);
+}
+
+static void small_proc(void)
+{
+	struct timespec ts = { 0, 20000000 };
+	volatile unsigned long x = 0;
+	int i;
+
+	for (;;) {
+		nanosleep(&ts, NULL);
+		for (i = 0; i < 20000; i++)
+			x += i;
+	}
+}
+
+int main(void)
+{
+	size_t ps = nu_page_size();
+	static pid_t kids[PROCS];
+	long long *lat = calloc(MAX_SAMPLES, sizeof(*lat));
+	int i, nkids = 0, ngroups = 0;
+	char *pages;
+
+	if (!lat || nu_write_file(NU_BALANCING, "0") ||
+	    nu_write_file(NU_SCHED_NUMA, "1")) {
+		printf("ok 1 scalebench # SKIP no sched/numa\n");
+		return 0;
+	}
+	nu_debugfs_mount();
+	hot_idle();
+	for (i = 0; i < PROCS; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			small_proc();
+		if (pid < 0)
+			break;
+		kids[nkids++] = pid;
+	}
+	pages = mmap(NULL, GROUPS * ps, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (i = 0; pages != MAP_FAILED && i < GROUPS; i++) {
+		long g = syscall(__NR_numa_tbind, 0L, (long)MS_ID_NEW, 0UL);
+
+		if (g < 1 || syscall(__NR_numa_mbind, pages + i * ps, ps, g,
+				     0UL))
+			break;
+		pages[i * ps] = 1;
+		ngroups++;
+	}
+	printf("# %d processes, %d groups\n", nkids, ngroups);
+	sleep(2);
+
+	run_mode("sched-numa", lat);
+	nu_write_file(NU_SCHED_NUMA, "0");
+	run_mode("off", lat);
+
+	for (i = 0; i < nkids; i++)
+		kill(kids[i], SIGKILL);
+	for (i = 0; i < nkids; i++)
+		waitpid(kids[i], NULL, 0);
+	printf("ok 1 scalebench\n");
+	return 0;
+}
