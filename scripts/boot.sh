@@ -41,6 +41,12 @@ swapimg=$OUT/swap.img
 rm -f "$swapimg" && truncate -s 256M "$swapimg" || die "cannot create $swapimg"
 
 append="console=ttyS0 loglevel=5 panic=-1 rdinit=/init sntests=$tests ${APPEND:-}"
+# The debug kernel under TCG: with KASAN and kmemleak saving a stack trace
+# per allocation, the boot's ACPI table parsing runs 25-30 s of guest time
+# in one initcall without rescheduling, and the soft-lockup (2 x
+# watchdog_thresh = 20 s) and RCU stall (21 s) detectors fire on emulation
+# speed.  120 s still catches a CPU that is stuck for good.
+[ "$DEBUG" = 1 ] && append="$append watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
 [ $interactive = 1 ] && append="$append snshell=1"
 cmd=("$qemu" -accel "$accel" -cpu "$cpu" -m 2G -smp 4,sockets=2,cores=2
 	-object memory-backend-ram,id=m0,size=1G

@@ -696,6 +696,17 @@ static int kid_wait(struct __test_metadata *_metadata, FIXTURE_DATA(ng) *self,
 		       (long)(want));					\
 } while (0)
 
+/* Zeroed memory shared with the children the test forks */
+static void *shared_zalloc(struct __test_metadata *_metadata, size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0, size);
+	return p;
+}
+
 /* npages of fresh anonymous memory, filled with the SEED pattern. */
 static char *filled_buf(struct __test_metadata *_metadata, size_t npages)
 {
@@ -1334,10 +1345,7 @@ TEST_F_TIMEOUT(ng, eperm_unprivileged, NG_TIMEOUT)
 
 	NU_RETURN_IF_SKIPPED();
 	g = new_group(_metadata, "root's main thread");
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
-	memset(sh, 0, sizeof(*sh));
+	sh = shared_zalloc(_metadata, sizeof(*sh));
 	ASSERT_EQ(0, pipe2(p2c, O_CLOEXEC));
 	ASSERT_EQ(0, pipe2(c2p, O_CLOEXEC));
 	pid = kid_fork(_metadata, self);
@@ -1601,10 +1609,7 @@ TEST_F_TIMEOUT(ng, mbind_follows_group, NG_TIMEOUT)
 	 * pages go to the group's node although the child is not in the group,
 	 * runs on the other node and prefers it (the VMA's binding wins).
 	 */
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
-	memset(sh, 0, sizeof(*sh));
+	sh = shared_zalloc(_metadata, sizeof(*sh));
 	sh->on_node = -1;
 	b3 = nu_alloc(np);
 	ASSERT_NE(NULL, b3);
@@ -2865,10 +2870,7 @@ TEST_F_TIMEOUT(ng, eperm_other_process, NG_TIMEOUT)
 	pid_t pid;
 
 	NU_RETURN_IF_SKIPPED();
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
-	memset(sh, 0, sizeof(*sh));
+	sh = shared_zalloc(_metadata, sizeof(*sh));
 	pid = kid_fork(_metadata, self);
 	if (pid == 0)
 		_exit(xp_creator(sh));
@@ -2909,10 +2911,7 @@ TEST_F_TIMEOUT(ng, userns_invisible, NG_TIMEOUT)
 
 	NU_RETURN_IF_SKIPPED();
 	g = new_group(_metadata, "the outer namespace's main thread");
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
-	memset(sh, 0, sizeof(*sh));
+	sh = shared_zalloc(_metadata, sizeof(*sh));
 	ASSERT_EQ(0, pipe2(p2c, O_CLOEXEC));
 	ASSERT_EQ(0, pipe2(c2p, O_CLOEXEC));
 	pid = kid_fork(_metadata, self);
@@ -3045,10 +3044,7 @@ TEST_F_TIMEOUT(ng, enospc_limit, NG_TIMEOUT)
 		SKIP(return, "no " LIM_SYSCTL);
 	EXPECT_EQ(4096, atoi(old)) TH_LOG(LIM_SYSCTL " default: %s", old);
 	ASSERT_EQ(0, nu_write_file(LIM_SYSCTL, "16"));
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
-	memset(sh, 0, sizeof(*sh));
+	sh = shared_zalloc(_metadata, sizeof(*sh));
 	pid = kid_fork(_metadata, self);
 	if (pid == 0) {
 		lim_child(sh);
