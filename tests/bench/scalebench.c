@@ -4,7 +4,7 @@
  * sntests=scalebench alone).  Figures, not a test: it prints result lines
  * and "ok 1 scalebench" at the end.
  *
- * Set-up: PROCS small processes, each waking every 20 ms for a little
+ * Set-up: PROCS small processes, each waking every 100 ms for a little
  * work (so that numad sees runnable tasks of many entities), and GROUPS
  * NUMA groups, each kept alive by one bound page of one process.
  * Then, for SECS seconds each, with kernel.sched_numa 1 and then 0 in the
@@ -199,15 +199,19 @@ static void run_mode(const char *mode, long long *lat)
 	fflush(stdout);
 }
 
+/*
+ * Runnable now and then, mostly asleep: 2,000 of them must leave a TCG
+ * guest's 4 vCPUs room to run the probe and numad.
+ */
 static void small_proc(void)
 {
-	struct timespec ts = { 0, 20000000 };
+	struct timespec ts = { 0, 100000000 };
 	volatile unsigned long x = 0;
 	int i;
 
 	for (;;) {
 		nanosleep(&ts, NULL);
-		for (i = 0; i < 20000; i++)
+		for (i = 0; i < 1000; i++)
 			x += i;
 	}
 }
