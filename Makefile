@@ -5,6 +5,7 @@
 #   make check    build what is stale, boot, run every test, "N passed, N failed"
 #   make stress   random concurrent operations, STRESS_SECS (600) s; DEBUG=1 too
 #   make compat   memory-policy tests on the patched and the unpatched kernel
+#   make bench-cost  hot-path costs against the unpatched kernel: results/cost.md
 #   make boot     interactive shell in the guest
 #   make apply KSRC=/path/to/linux-6.1   apply the series to your own tree
 #   make checkpatch                      scripts/checkpatch.pl on every patch
@@ -20,13 +21,14 @@ export CACHE DEBUG
 
 S := scripts
 
-.PHONY: all deps tree apply config kernel initramfs check stress compat boot run bench checkpatch \
+.PHONY: all deps tree apply config kernel initramfs check stress compat boot run bench bench-cost \
+	checkpatch \
 	series-build clean distclean help
 
 all: check
 
 help:
-	@sed -n '2,15s/^# \{0,1\}//p' Makefile
+	@sed -n '2,16s/^# \{0,1\}//p' Makefile
 
 deps:
 	@$(S)/deps.sh
@@ -69,6 +71,9 @@ run: kernel initramfs
 
 bench: kernel initramfs
 	@$(S)/bench.sh
+
+bench-cost: kernel initramfs
+	@$(S)/bench-cost.sh
 
 checkpatch: tree
 	@$(S)/checkpatch.sh

@@ -32,9 +32,10 @@ if [ "${ACCEL:-tcg}" = kvm ] && [ -w /dev/kvm ]; then
 	     echo $?)
 	[ "$rc" = 124 ] && accel=kvm
 fi
-echo "boot: accelerator $accel"
+echo "boot: accelerator $accel${QEMU_OPTS:+ ($QEMU_OPTS)}"
 cpu=max; [ $accel = kvm ] && cpu=host
 
+# QEMU_OPTS: more options for QEMU.
 # A scratch disk (/dev/vda) for the swap tests; a sparse file, recreated
 # every boot.
 swapimg=$OUT/swap.img
@@ -48,15 +49,19 @@ append="console=ttyS0 loglevel=5 panic=-1 rdinit=/init sntests=$tests ${APPEND:-
 # speed.  120 s still catches a CPU that is stuck for good.
 [ "$DEBUG" = 1 ] && append="$append watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
 [ $interactive = 1 ] && append="$append snshell=1"
+# PREALLOC=1 (make bench-cost): QEMU touches the guest's RAM before the
+# boot, so that no benchmark pays for the host's first touch of it.
+mem=; [ "${PREALLOC:-0}" = 1 ] && mem=,prealloc=on
 cmd=("$qemu" -accel "$accel" -cpu "$cpu" -m 2G -smp 4,sockets=2,cores=2
-	-object memory-backend-ram,id=m0,size=1G
-	-object memory-backend-ram,id=m1,size=1G
+	-object memory-backend-ram,id=m0,size=1G$mem
+	-object memory-backend-ram,id=m1,size=1G$mem
 	-numa node,nodeid=0,cpus=0-1,memdev=m0
 	-numa node,nodeid=1,cpus=2-3,memdev=m1
 	-numa dist,src=0,dst=1,val=20
 	-drive file="$swapimg",if=virtio,format=raw,cache=unsafe
 	-kernel "$kernel" -initrd "$OUT/initramfs.cpio.gz"
-	-append "$append" -nographic -no-reboot -nodefaults -serial stdio)
+	-append "$append" -nographic -no-reboot -nodefaults -serial stdio
+	${QEMU_OPTS:-})
 echo "+ ${cmd[*]}"
 if [ $interactive = 1 ]; then
 	"${cmd[@]}"

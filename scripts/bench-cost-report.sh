@@ -1,0 +1,110 @@
+#!/bin/bash
+# bench-cost-report.sh SIZES KERNEL:BOOT:LOG...: the markdown of
+# results/cost.md from the consoles of make bench-cost (costbench lines;
+# round 0, the warm-up, skipped) and pahole's sizes (SIZES: "kernel struct
+# bytes ..." lines).  Medians over every round of every boot of a kernel;
+# "±" is half the interquartile range, relative to the median.
+set -u
+[ $# -ge 2 ] || { echo "usage: $0 SIZES KERNEL:BOOT:LOG..." >&2; exit 2; }
+sizes=$1; shift
+for a in "$@"; do
+	k=${a%%:*} r=${a#*:} b=${r%%:*} log=${r#*:}
+	tr -d '\r' < "$log" | sed -n "s/^costbench /$k $b /p"
+done | awk -v sizes="$sizes" -v when="$(date -u +%F)" '
+function sortv(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+}
+function q(a, n, p,   x, i) {	# quantile p of sorted a[1..n], linear
+	x = 1 + (n - 1) * p; i = int(x)
+	return (i >= n) ? a[n] : a[i] + (x - i) * (a[i + 1] - a[i])
+}
+function stat(key,   n, i, a, parts) {	# median and half-IQR of vals[key]
+	med = hiqr = 0
+	if (!(key in vals)) return 0
+	n = split(vals[key], parts, " ")
+	for (i = 1; i <= n; i++) a[i] = parts[i] + 0
+	sortv(a, n)
+	med = q(a, n, 0.5); hiqr = (q(a, n, 0.75) - q(a, n, 0.25)) / 2
+	return n
+}
+function human(ns) {
+	if (ns >= 1e6) return sprintf("%.2f ms", ns / 1e6)
+	if (ns >= 1e3) return sprintf("%.1f us", ns / 1e3)
+	return sprintf("%.0f ns", ns)
+}
+{
+	kern = $1; boot = $2; delete f
+	for (i = 3; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	if (f["round"] == 0) next
+	c = f["case"]; col = kern "/" f["mode"]
+	if (!(c in cseen)) { cseen[c] = 1; cases[++nc] = c }
+	vals[c, col] = vals[c, col] " " f["ns"]
+	vals[c, col, boot] = vals[c, col, boot] " " f["ns"]
+	if (boot > nb) nb = boot
+	rounds[col] = rounds[col] + 1
+}
+END {
+	ref = "unpatched/off"
+	ncol = split("unpatched/off patched/off unpatched/autonuma patched/autonuma patched/sched-numa", cols, " ")
+	split("6.1 unpatched|off|6.1 unpatched, autonuma|autonuma|sched-numa", names, "|")
+	print "# What the series costs: hot paths against unpatched 6.1"
+	print ""
+	printf "make bench-cost, %s: %d boots of each kernel (alternating), each with a\n", when, nb
+	print "warm-up round and then interleaved rounds of every mode; the guest RAM"
+	print "preallocated by QEMU; TCG on a 2-core host.  The first column is the"
+	print "unpatched kernel with automatic NUMA balancing off, in time per operation;"
+	print "the others are ratios of medians to it (lower is better), \"±\" half the"
+	print "interquartile range over all rounds of both boots.  The autonuma rows of"
+	print "the two kernels compare the series with 6.1 when the user chose autonuma."
+	print ""
+	printf "| case |"; for (j = 1; j <= ncol; j++) printf " %s |", names[j]; print ""
+	printf "|---|"; for (j = 1; j <= ncol; j++) printf "---|"; print ""
+	for (i = 1; i <= nc; i++) {
+		c = cases[i]
+		r0 = stat(c SUBSEP ref) ? med : 0
+		printf "| %s |", c
+		for (j = 1; j <= ncol; j++) {
+			if (!((c, cols[j]) in vals)) { printf " n/a |"; continue }
+			stat(c SUBSEP cols[j])
+			sp = (med > 0) ? 100 * hiqr / med : 0
+			if (j == 1) printf " %s ±%.0f%% |", human(med), sp
+			else if (r0 > 0) printf " %.3f ±%.0f%% |", med / r0, sp
+			else printf " %s ±%.0f%% |", human(med), sp
+		}
+		print ""
+	}
+	print ""
+	print "n/a: the case needs what the kernel or mode lacks (MPOL_MF_LAZY and"
+	print "MPOL_NOOP are the series'\''s; numa_tbind(2) and numa_mbind(2) answer"
+	print "EOPNOTSUPP unless kernel.sched_numa is 1)."
+	print ""
+	print "## Repeatability: the median of each boot"
+	print ""
+	printf "| case |"
+	for (j = 1; j <= ncol; j++) for (b = 1; b <= nb; b++) printf " %s #%d |", names[j], b
+	print ""
+	printf "|---|"; for (j = 1; j <= ncol * nb; j++) printf "---|"; print ""
+	for (i = 1; i <= nc; i++) {
+		c = cases[i]; printf "| %s |", c
+		for (j = 1; j <= ncol; j++) for (b = 1; b <= nb; b++) {
+			if (!((c, cols[j], b) in vals)) { printf " n/a |"; continue }
+			stat(c SUBSEP cols[j] SUBSEP b); printf " %s |", human(med)
+		}
+		print ""
+	}
+	print ""
+	print "## Memory: bytes per structure (pahole of the same config, x86-64)"
+	print ""
+	print "| structure | 6.1 unpatched | with the series | added |"
+	print "|---|---|---|---|"
+	while ((getline line < sizes) > 0) {
+		split(line, w, "[ \t]+")
+		if (w[2] !~ /^(task_struct|mm_struct|vm_area_struct|mempolicy|pglist_data|node_queue|numa_entity|numa_group|sched_entity|mm_rss_stat)$/) continue
+		sz[w[1], w[2]] = w[3]
+		if (!(w[2] in sseen)) { sseen[w[2]] = 1; st[++ns] = w[2] }
+	}
+	for (i = 1; i <= ns; i++) {
+		s = st[i]; u = sz["unpatched", s]; p = sz["patched", s]
+		printf "| struct %s | %s | %s | %s |\n", s, (u == "" ? "-" : u), p, (u == "" ? p : p - u)
+	}
+}'
