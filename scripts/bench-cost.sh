@@ -8,6 +8,8 @@
 # (ratios of medians to the unpatched kernel, spreads, boot-to-boot
 # repeatability, and the bytes the series adds to the structures it grows).
 #
+# COST_REPORT_ONLY=1 writes the report again from the logs of the last run.
+#
 # Why not -icount: QEMU 7.2's instruction-counting clock would make TCG
 # repeatable, but with a fixed shift this kernel hangs at "x86: Booting SMP
 # configuration:" with 2 or 4 vCPUs (sleep on or off, lpj= given), and
@@ -21,15 +23,20 @@ pbuild=$CACHE/build-pristine$([ "$DEBUG" = 1 ] && echo -debug)
 env TREE="$PRISTINE" BUILD="$pbuild" OUT="$OUT" CONFIG_NOT_IN_TREE=CONFIG_SCHED_NUMA \
 	"$TOP/scripts/build.sh" || die "building the unpatched kernel failed"
 
+quiet() { "$@" > /dev/null; }
 logs=()
 for i in $(seq 1 "$boots"); do
 	for k in unpatched patched; do
 		b=$BUILD; [ $k = unpatched ] && b=$pbuild
 		log=$OUT/cost-$k-$i.log
+		if [ "${COST_REPORT_ONLY:-0}" = 1 ]; then
+			logs+=("$k:$i:$log")
+			continue
+		fi
 		step "boot $i of the $k kernel: costbench, $rounds rounds" \
-			env BUILD="$b" OUT="$OUT" LOG="$log" PREALLOC=1 \
+			quiet env BUILD="$b" OUT="$OUT" LOG="$log" PREALLOC=1 \
 			APPEND="sncostrounds=$rounds" BOOT_TIMEOUT=3600 \
-			"$TOP/scripts/boot.sh" costbench > /dev/null || die "boot failed: $log"
+			"$TOP/scripts/boot.sh" costbench || die "boot failed: $log"
 		"$TOP/scripts/check-console.sh" "$log" || die "the $k kernel reported a problem: $log"
 		logs+=("$k:$i:$log")
 	done
@@ -51,6 +58,24 @@ sizes() {	# BUILD FILE.c
 	sizes "$BUILD" mm/mempolicy.c | sed 's/^/patched /'
 	sizes "$BUILD" kernel/sched/numa.c | sed 's/^/patched /'
 } > "$OUT/cost-sizes.txt"
+
+# Code: the size of the hot-path functions in both kernels (nm -S; a
+# function's .isra/.constprop/.part copies are added to it).  Timing under
+# TCG cannot resolve a few instructions; this shows where they are.
+fns="handle_mm_fault __handle_mm_fault do_anonymous_page vma_alloc_folio
+get_task_policy policy_node alloc_pages zap_pte_range unmap_page_range
+copy_process sched_fork wake_up_new_task copy_mm begin_new_exec sched_exec
+do_exit try_to_wake_up select_task_rq_fair enqueue_task_fair
+dequeue_task_fair pick_next_task_fair load_balance newidle_balance
+task_tick_fair set_cpus_allowed_ptr __set_cpus_allowed_ptr do_mbind"
+for k in unpatched patched; do
+	b=$BUILD; [ $k = unpatched ] && b=$pbuild
+	nm -S "$b/vmlinux" | awk -v k=$k -v fns="$fns" '
+		function hex(h,   i, v) { v = 0; h = tolower(h); for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return v }
+		BEGIN { n = split(fns, f, /[ \n]+/); for (i = 1; i <= n; i++) want[f[i]] = 1 }
+		$3 ~ /^[tT]$/ { s = $4; sub(/\..*/, "", s); if (s in want) sz[s] += hex($2) }
+		END { for (s in sz) print k, "fn", s, sz[s] }' | sort -k3,3
+done >> "$OUT/cost-sizes.txt"
 
 "$TOP/scripts/bench-cost-report.sh" "$OUT/cost-sizes.txt" "${logs[@]}" > "$TOP/results/cost.md" ||
 	die "report failed"

@@ -18,6 +18,7 @@ function kv(line,   i, n, a, b) {
 	if (f["absent"] == 1) { v[s, m, "absent"] = 1; next }
 	v[s, m, "mean"] = f["mean"]; v[s, m, "half"] = f["second_half"]
 	v[s, m, "t90"] = f["t90"]; v[s, m, "mig"] = f["migrated"]
+	v[s, m, "hint"] = ("hint_faults" in f) ? f["hint_faults"] : "-"
 	v[s, m, "work"] = f["work_mib"]; v[s, m, "numad"] = f["numad_cpu_ms"]
 	v[s, m, "data"] = f["data"]
 }
@@ -32,15 +33,15 @@ function cell(s, m, k,   w) {
 	return v[s, m, k]
 }
 END {
-	split("mean|half|t90|mig|work|numad|data", keys, "|")
-	split("mean locality|second-half locality|time to 0.9|pages migrated|work vs off|numad CPU ms|data check", names, "|")
+	split("mean|half|t90|mig|hint|work|numad|data", keys, "|")
+	split("mean locality|second-half locality|time to 0.9|pages migrated|NUMA hinting faults|work vs off|numad CPU ms|data check", names, "|")
 	# The RFC cover letter figure, for reference: 48 stream instances on a
 	# real 2-node machine, share of local DRAM accesses (PMU), not placement.
 	rfc = "0.50 without, 0.86 with sched/numa (48 stream, real 2-node box, PMU)"
 	printf "| scenario | measure |"; for (j = 1; j <= nm; j++) printf " %s |", mode[j]
 	printf " RFC 2012 |\n|---|---|"; for (j = 1; j <= nm; j++) printf "---|"; printf "---|\n"
 	for (i = 1; i <= ns; i++)
-		for (k = 1; k <= 7; k++) {
+		for (k = 1; k <= 8; k++) {
 			printf "| %s | %s |", (k == 1 ? scen[i] : ""), names[k]
 			for (j = 1; j <= nm; j++) printf " %s |", cell(scen[i], mode[j], keys[k])
 			printf " %s |\n", (scen[i] == "stream" && k == 1) ? rfc : ""
@@ -51,20 +52,31 @@ command -v gnuplot >/dev/null || { echo "gnuplot missing: apt-get install gnuplo
 dat=$(mktemp -d) || exit 1
 trap 'rm -rf "$dat"' EXIT
 tr -d '\r' < "$log" | awk -v d="$dat" '/^##SERIES / { print $4, $5 > (d "/" $2 "@" $3) }'
-scens=$(ls "$dat" | sed 's/@.*//' | sort -u)
+# Panels in the order the scenarios ran.
+scens=$(tr -d '\r' < "$log" | awk '/^##SERIES / && !seen[$2]++ { print $2 }')
 n=$(echo "$scens" | wc -w)
 [ "$n" -gt 0 ] || { echo "no ##SERIES lines in $log" >&2; exit 1; }
 {
-	echo "set terminal pngcairo size 560,$((260 * n)) font ',9'"
+	echo "set terminal pngcairo size 680,$((240 * n)) font ',9'"
 	echo "set output '$png'"
 	echo "set multiplot layout $n,1"
-	echo "set yrange [0:1.05]; set ylabel 'locality'; set xlabel 'seconds'; set key bottom right"
+	echo "set yrange [0:1.05]; set ylabel 'locality'; set xlabel 'seconds'"
+	# The legend outside the plot, where it hides no line.
+	echo "set key outside right top vertical"
+	# One colour and dash style per mode, the same in every panel.
+	echo "set linetype 1 lc rgb '#808080' dt 2 lw 2"
+	echo "set linetype 2 lc rgb '#1f77b4' dt 4 lw 2"
+	echo "set linetype 3 lc rgb '#d62728' dt 1 lw 2"
 	for s in $scens; do
 		echo "set title '$s'"
 		printf "plot "
 		sep=""
-		for f in "$dat/$s"@*; do
-			printf "%s'%s' using 1:2 with lines lw 2 title '%s'" "$sep" "$f" "${f##*@}"
+		for m in off autonuma sched-numa; do
+			f=$dat/$s@$m lt=1
+			[ $m = autonuma ] && lt=2
+			[ $m = sched-numa ] && lt=3
+			[ -f "$f" ] || continue
+			printf "%s'%s' using 1:2 with lines lt %d title '%s'" "$sep" "$f" $lt $m
 			sep=", "
 		done
 		echo

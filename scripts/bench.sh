@@ -8,7 +8,7 @@ set -u
 mkdir -p "$TOP/results"
 export RUN_SECS=${BENCH_SECS:-40}
 export BOOT_TIMEOUT=${BOOT_TIMEOUT:-1800}
-export RUN_SCENARIOS=${BENCH_SCENARIOS:-stream disturb wrongnode lazy threads threads-groups}
+export RUN_SCENARIOS=${BENCH_SCENARIOS:-stream disturb disturb-3x newhogs newhogs-3x misplaced wrongnode lazy threads threads-groups}
 export LOG=$OUT/bench-console.log
 export BENCH_MD=$TOP/results/bench.md BENCH_PNG=$TOP/results/locality.png
 # After the scenarios: the cost of mbind(2)'s lazy paths, and numad and the

@@ -67,14 +67,21 @@
  *                        MPOL_DEFAULT.
  *   exec_threaded_keeps  the same loaded execve() from a task with a second
  *                        live thread keeps H.
- *   alloc_on_home        a task with home node H pinned to the other node's
- *                        CPUs maps and fills 16 MiB: >= 90% on H, contents
- *                        intact, get_mempolicy() still says MPOL_DEFAULT;
- *                        with mbind(MPOL_BIND, other) or after
- *                        set_mempolicy(MPOL_BIND, other): >= 90% on the other
- *                        node; the first buffer is still on H.  Control: a
- *                        task without a home node pinned the same way gets
- *                        its pages on the node it runs on.
+ *   alloc_on_home        a task with home node H fills 16 MiB: >= 90% on H;
+ *                        pinned to the other node O's CPUs, its home follows
+ *                        (O), get_mempolicy() still says MPOL_DEFAULT, a new
+ *                        buffer lands >= 90% on O at once, one under
+ *                        mbind(MPOL_BIND, H) on H; the first buffer follows
+ *                        lazily (numad marks it, the next touch moves it):
+ *                        >= 90% on O within MOVE_GUARD_MS, while the bound
+ *                        one stays on H; after set_mempolicy(MPOL_BIND, H)
+ *                        new memory goes to H; contents intact throughout.
+ *                        Control: a task without a home node pinned the same
+ *                        way gets its pages on the node it runs on.
+ *   affinity_thread      in a process with a second thread, pinning one
+ *                        thread away from H changes only that thread's home;
+ *                        the other thread and the process keep H; pinning
+ *                        the second thread too moves the process.
  *   off_clears           sched_numa 1 -> 0 clears the home node of a child
  *                        and of its thread (outside and inside views), its
  *                        fork then has none; back to 1 the child still has
@@ -84,8 +91,9 @@
  * Children are driven over pipes (one command, one reply) and never use the
  * harness's ASSERTs; a replaced image reports from a constructor (the
  * HOME_NODE_SELFTEST_FD environment variable names the reply pipe) before the
- * harness's main() runs.  No test sleeps or measures time: spinners report
- * once pinned and stay runnable until killed.
+ * harness's main() runs.  Spinners report once pinned and stay runnable
+ * until killed; only the lazy move of alloc_on_home, which waits for numad,
+ * polls, with a hang guard far above numad's interval.
  *
  * The whole fixture SKIPs without /proc/sys/kernel/sched_numa (kernel without
  * sched/numa), without /proc/self/sched (CONFIG_SCHED_DEBUG=n), when not
@@ -117,6 +125,7 @@
 #define HN_TIMEOUT	180	/* seconds; the guest runs under TCG */
 #define BIAS_TIMEOUT	400	/* 60 spinners on 4 vCPUs */
 #define ALLOC_LEN	(16 * MIB)
+#define MOVE_GUARD_MS	60000	/* hang guard: numad runs every second */
 #define MAX_KIDS	16
 #define MAX_SPIN	256
 #define MAX_BUFS	4
@@ -1181,7 +1190,7 @@ TEST_F_TIMEOUT(home_node, alloc_on_home, HN_TIMEOUT)
 	unsigned long obits;
 	struct kid *w, *c;
 	struct reply r;
-	int h, o;
+	int h, o, waited;
 
 	NU_RETURN_IF_SKIPPED();
 	/* Control: forked while sched/numa is off, it keeps no home node. */
@@ -1193,45 +1202,66 @@ TEST_F_TIMEOUT(home_node, alloc_on_home, HN_TIMEOUT)
 	o = 1 - h;
 	obits = node_cpu_bits(o);
 
+	/* No policy: the home node, wherever the task runs. */
+	kid_do(_metadata, w, OP_ALLOC, -1, &r);			/* buffer 0 */
+	EXPECT_GE(r.on[h], want)
+		TH_LOG("home node %d: %ld of %ld pages on node %d, %ld on node %d",
+		       h, r.on[h], r.npages, h, r.on[o], o);
+	EXPECT_EQ(-1, r.bad_off) TH_LOG("contents corrupted at %ld", r.bad_off);
+
+	/* Pinned to the other node: the home node follows. */
 	kid_do(_metadata, w, OP_PIN, o, &r);
 	ASSERT_TRUE(r.cpu >= 0 && r.cpu < 64 && (obits & (1UL << r.cpu)))
 		TH_LOG("child on CPU %d after pinning to node %d (0x%lx)",
 		       r.cpu, o, obits);
 	kid_do(_metadata, w, OP_HOME, 0, &r);
-	EXPECT_HOME(h, r.home, "child pinned to the other node");
+	EXPECT_HOME(o, r.home, "child pinned to the other node");
 	EXPECT_EQ(MPOL_DEFAULT, r.mode)
 		TH_LOG("get_mempolicy() must still report MPOL_DEFAULT");
 
-	/* No policy: the home node, not the node it runs on. */
-	kid_do(_metadata, w, OP_ALLOC, -1, &r);
-	EXPECT_GE(r.on[h], want)
-		TH_LOG("home node %d, running on node %d: %ld of %ld pages on node %d, %ld on node %d",
-		       h, o, r.on[h], r.npages, h, r.on[o], o);
+	/* New memory goes to the new home at once. */
+	kid_do(_metadata, w, OP_ALLOC, -1, &r);			/* buffer 1 */
+	EXPECT_GE(r.on[o], want)
+		TH_LOG("new home %d: %ld of %ld pages on node %d, %ld on node %d",
+		       o, r.on[o], r.npages, o, r.on[h], h);
 	EXPECT_EQ(-1, r.bad_off) TH_LOG("contents corrupted at %ld", r.bad_off);
 
 	/* A VMA policy wins. */
-	kid_do(_metadata, w, OP_ALLOC, o, &r);
-	EXPECT_GE(r.on[o], want)
+	kid_do(_metadata, w, OP_ALLOC, h, &r);			/* buffer 2 */
+	EXPECT_GE(r.on[h], want)
 		TH_LOG("mbind(MPOL_BIND {%d}): %ld of %ld pages on node %d, %ld on node %d",
-		       o, r.on[o], r.npages, o, r.on[h], h);
+		       h, r.on[h], r.npages, h, r.on[o], o);
+	EXPECT_EQ(-1, r.bad_off) TH_LOG("contents corrupted at %ld", r.bad_off);
+
+	/*
+	 * The old memory follows lazily: the new node's numad marks it, the
+	 * next touch (count_buf() reads every page) moves it.
+	 */
+	for (waited = 0;; waited += 200) {
+		kid_do(_metadata, w, OP_CHECK, 0, &r);
+		if (r.on[o] >= want || r.bad_off != -1 ||
+		    waited >= MOVE_GUARD_MS)
+			break;
+		usleep(200 * 1000);
+	}
+	EXPECT_GE(r.on[o], want)
+		TH_LOG("first buffer after %d ms: %ld of %ld pages on node %d, %ld on node %d",
+		       waited, r.on[o], r.npages, o, r.on[h], h);
+	EXPECT_EQ(-1, r.bad_off) TH_LOG("contents corrupted at %ld", r.bad_off);
+	/* ... and only memory without a policy of its own. */
+	kid_do(_metadata, w, OP_CHECK, 2, &r);
+	EXPECT_GE(r.on[h], want)
+		TH_LOG("mbind(MPOL_BIND {%d}) buffer at the end: %ld of %ld pages there",
+		       h, r.on[h], r.npages);
 	EXPECT_EQ(-1, r.bad_off) TH_LOG("contents corrupted at %ld", r.bad_off);
 
 	/* A task policy wins. */
-	kid_do(_metadata, w, OP_BIND, o, &r);
-	kid_do(_metadata, w, OP_ALLOC, -1, &r);
-	EXPECT_GE(r.on[o], want)
-		TH_LOG("set_mempolicy(MPOL_BIND {%d}): %ld of %ld pages on node %d, %ld on node %d",
-		       o, r.on[o], r.npages, o, r.on[h], h);
-	EXPECT_EQ(-1, r.bad_off) TH_LOG("contents corrupted at %ld", r.bad_off);
-
-	/* The first buffer stayed on the home node. */
-	kid_do(_metadata, w, OP_CHECK, 0, &r);
+	kid_do(_metadata, w, OP_BIND, h, &r);
+	kid_do(_metadata, w, OP_ALLOC, -1, &r);			/* buffer 3 */
 	EXPECT_GE(r.on[h], want)
-		TH_LOG("first buffer at the end: %ld of %ld pages on node %d",
-		       r.on[h], r.npages, h);
+		TH_LOG("set_mempolicy(MPOL_BIND {%d}): %ld of %ld pages on node %d, %ld on node %d",
+		       h, r.on[h], r.npages, h, r.on[o], o);
 	EXPECT_EQ(-1, r.bad_off) TH_LOG("contents corrupted at %ld", r.bad_off);
-	kid_do(_metadata, w, OP_HOME, 0, &r);
-	EXPECT_HOME(h, r.home, "child at the end");
 
 	/* Control: no home node, same pinning: local allocation. */
 	EXPECT_HOME(-1, nu_home_node(c->pid, 0), "control child");
@@ -1240,6 +1270,53 @@ TEST_F_TIMEOUT(home_node, alloc_on_home, HN_TIMEOUT)
 	EXPECT_GE(r.on[o], want)
 		TH_LOG("control without home node on node %d: %ld of %ld pages there, %ld on node %d",
 		       o, r.on[o], r.npages, r.on[h], h);
+}
+
+/* Restrict the thread @tid (of any process: root) to the CPUs of @node. */
+static int pin_tid(int tid, int node)
+{
+	cpu_set_t set;
+	int r = nu_node_cpuset(node, &set);
+
+	if (r)
+		return r;
+	return sched_setaffinity(tid, sizeof(set), &set) ? -errno : 0;
+}
+
+TEST_F_TIMEOUT(home_node, affinity_thread, HN_TIMEOUT)
+{
+	struct kid *w;
+	struct reply r;
+	int h, o, t1, t2;
+
+	NU_RETURN_IF_SKIPPED();
+	sched_numa_on(_metadata);
+	w = kid_start(_metadata, self);
+	h = expect_valid_home(_metadata, w->pid, 0, "child");
+	ASSERT_TRUE(valid_node(h));
+	o = 1 - h;
+	kid_do(_metadata, w, OP_THREAD, 0, &r);
+	t1 = r.tid;
+	EXPECT_HOME(h, r.home, "second thread");
+
+	/* One thread pinned away: only that thread's home follows. */
+	ASSERT_EQ(0, pin_tid(t1, o));
+	EXPECT_HOME(o, nu_home_node(w->pid, t1), "thread pinned to the other node");
+	EXPECT_HOME(h, nu_home_node(w->pid, w->pid), "the unpinned main thread");
+	kid_do(_metadata, w, OP_THREAD, 0, &r);
+	t2 = r.tid;
+	EXPECT_HOME(h, r.home, "new thread of the unpinned main thread");
+
+	/* Every thread pinned away: the process moves, its threads with it. */
+	ASSERT_EQ(0, pin_tid(t2, o));
+	EXPECT_HOME(h, nu_home_node(w->pid, w->pid),
+		    "main thread, while it may still run at home");
+	ASSERT_EQ(0, pin_tid(w->pid, o));
+	EXPECT_HOME(o, nu_home_node(w->pid, w->pid), "main thread pinned too");
+	EXPECT_HOME(o, nu_home_node(w->pid, t1), "first thread at the end");
+	EXPECT_HOME(o, nu_home_node(w->pid, t2), "second thread at the end");
+	kid_do(_metadata, w, OP_THREAD, 0, &r);
+	EXPECT_HOME(o, r.home, "new thread of the moved process");
 }
 
 TEST_F_TIMEOUT(home_node, off_clears, HN_TIMEOUT)

@@ -17,6 +17,14 @@
  *   stream     NPROC processes first-touch a private buffer where they start,
  *              then stream over it (read+write every word) until the end.
  *   disturb    stream + 2 CPU hogs pinned to one node, hopping nodes every 3 s.
+ *   disturb-3x the same with NPROC 3 x online CPUs (default).
+ *   newhogs    stream + a disturbance made of new processes: every 3 s a
+ *              fresh pair of CPU hogs is forked, pinned to one node's CPUs,
+ *              and lives 3 s; the nodes alternate.
+ *   newhogs-3x the same with NPROC 3 x online CPUs (default).
+ *   misplaced  first touch under set_mempolicy(MPOL_BIND, node 0), not
+ *              pinned, then MPOL_DEFAULT: every buffer on node 0, whatever
+ *              node the task then runs on.
  *   wrongnode  first touch bound to node 0 (MPOL_BIND, pinned to node 0), then
  *              unpinned; odd tasks are pinned to node 1.
  *   lazy       first touch as wrongnode, then task i is pinned to node i%2 and
@@ -36,14 +44,16 @@
  * equal pattern + passes[chunk].
  *
  * Output: ##BENCH scenario=S mode=M tasks=N duration=D mean=L second_half=L
- *           t90=SECONDS|never migrated=PAGES work_mib=X numad_cpu_ms=Y
- *           data=ok|BAD
+ *           t90=SECONDS|never migrated=PAGES hint_faults=F work_mib=X
+ *           numad_cpu_ms=Y data=ok|BAD
  *         ##SERIES S M t locality          (one line per 0.5 s bucket)
  * A sample taken at k*0.5 <= t < (k+1)*0.5 s after start goes in bucket k.
  * mean: average over buckets of the per-bucket mean over tasks; second_half:
  * the same for buckets with t >= D/2; t90: first bucket where every task has
  * sampled and the mean of the tasks' latest samples is >= 0.9; migrated:
- * pgmigrate_success delta; numad_cpu_ms: utime+stime delta of kernel threads
+ * pgmigrate_success delta; hint_faults: numa_hint_faults delta (the
+ * scanning work of automatic NUMA balancing, and sched/numa's lazy marks
+ * taken); numad_cpu_ms: utime+stime delta of kernel threads
  * named numad*.  Exit 1 on data=BAD or an unexpected syscall failure.
  */
 #define _GNU_SOURCE
@@ -86,9 +96,11 @@ __attribute__((weak)) unsigned int numa_bitmask_nbytes(struct bitmask *bmp)
 #define SYS_BAL		"/proc/sys/kernel/numa_balancing"
 #define SYS_SCHED	"/proc/sys/kernel/sched_numa"
 
-enum { SC_STREAM, SC_DISTURB, SC_WRONG, SC_LAZY, SC_THREADS, SC_GROUPS };
-static const char *const sc_names[] = { "stream", "disturb", "wrongnode",
-	"lazy", "threads", "threads-groups" };
+enum { SC_STREAM, SC_DISTURB, SC_DISTURB3, SC_NEWHOGS, SC_NEWHOGS3,
+	SC_MISPLACED, SC_WRONG, SC_LAZY, SC_THREADS, SC_GROUPS };
+static const char *const sc_names[] = { "stream", "disturb", "disturb-3x",
+	"newhogs", "newhogs-3x", "misplaced", "wrongnode", "lazy", "threads",
+	"threads-groups" };
 
 struct result { int data_ok; double work; };	/* in MAP_SHARED memory */
 
@@ -376,7 +388,13 @@ static void *task_run(void *arg)
 
 	if (!(t->passes = calloc(t->nchunks, sizeof(*t->passes))))
 		die("calloc");
-	if (scenario == SC_WRONG || scenario == SC_LAZY) {
+	if (scenario == SC_MISPLACED) {
+		if (set_mempolicy(MPOL_BIND, &node0, MAXNODE))
+			die("set_mempolicy(MPOL_BIND)");
+		touch(t);
+		if (set_mempolicy(MPOL_DEFAULT, NULL, 0))
+			die("set_mempolicy(MPOL_DEFAULT)");
+	} else if (scenario == SC_WRONG || scenario == SC_LAZY) {
 		pin(&nodecpus[0]);
 		if (set_mempolicy(MPOL_BIND, &node0, MAXNODE))
 			die("set_mempolicy(MPOL_BIND)");
@@ -430,6 +448,34 @@ static void hog(void)
 	}
 }
 
+/*
+ * The disturbance of "newhogs": every 3 s a fresh pair of CPU hogs, pinned
+ * to one node (alternating), each living 3 s.  Runs in its own process.
+ */
+static void newhogs(void)
+{
+	for (int k = 0; elapsed() < duration; k++) {
+		int node = (k & 1) ? other_node(0) : 0;
+		double until = 3.0 * (k + 1);
+
+		for (int j = 0; j < 2; j++) {
+			pid_t pid = fork();
+
+			if (pid < 0)
+				die("fork");
+			if (!pid) {
+				pin(&nodecpus[node]);
+				while (elapsed() < until && elapsed() < duration)
+					for (volatile int i = 0; i < 1000000; i++)
+						;
+				_exit(0);
+			}
+		}
+		while (wait(NULL) > 0)
+			;
+	}
+}
+
 /* Does the kernel have the scenario's syscall?  If not: absent. */
 static void probe(void)
 {
@@ -465,8 +511,9 @@ static void probe(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: numabench -s stream|disturb|wrongnode|lazy|"
-		"threads|threads-groups -m off|autonuma|sched-numa "
+	fprintf(stderr, "usage: numabench -s stream|disturb|disturb-3x|"
+		"newhogs|newhogs-3x|misplaced|wrongnode|lazy|threads|"
+		"threads-groups -m off|autonuma|sched-numa "
 		"-d SECONDS [-n NPROC] [-M MiB]\n");
 	exit(1);
 }
@@ -474,7 +521,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	int opt, failed = 0, data_ok = 1, t90 = -1, n_all = 0, n_2nd = 0;
-	long mib = 0, mig0, numad0;
+	long mib = 0, mig0, hint0, numad0;
 	double work = 0, sum_all = 0, sum_2nd = 0;
 	struct result *res;
 	struct task *tasks;
@@ -503,8 +550,9 @@ int main(int argc, char **argv)
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	read_topology();
-	ntasks = scenario >= SC_THREADS ? 4 :
-		 ntasks ? ntasks : 2 * sysconf(_SC_NPROCESSORS_ONLN);
+	ntasks = scenario >= SC_THREADS ? 4 : ntasks ? ntasks :
+		 (scenario == SC_DISTURB3 || scenario == SC_NEWHOGS3 ? 3 : 2) *
+		 sysconf(_SC_NPROCESSORS_ONLN);
 	len = (size_t)(mib ? mib : scenario >= SC_THREADS ? 8 : 32) << 20;
 	nslots = (int)(duration / PERIOD) + 2;
 
@@ -522,6 +570,7 @@ int main(int argc, char **argv)
 		tasks[i] = (struct task){ .id = i, .len = len, .res = &res[i],
 			.nchunks = len / CHUNK, .loc = &loc[i * nslots] };
 	mig0 = vmstat("pgmigrate_success");
+	hint0 = vmstat("numa_hint_faults");
 	numad0 = numad_cpu_ms();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 
@@ -540,7 +589,9 @@ int main(int argc, char **argv)
 		for (int i = 0; i < ntasks; i++)
 			pthread_join(tasks[i].thr, NULL);
 	} else {
-		int nhogs = scenario == SC_DISTURB ? 2 : 0;
+		int nhogs = scenario == SC_DISTURB || scenario == SC_DISTURB3 ?
+			    2 : scenario == SC_NEWHOGS ||
+			    scenario == SC_NEWHOGS3 ? 1 : 0;
 
 		for (int i = 0; i < ntasks + nhogs; i++) {
 			pid_t pid = fork();
@@ -551,7 +602,10 @@ int main(int argc, char **argv)
 				continue;
 			is_child = 1;
 			if (i >= ntasks) {
-				hog();
+				if (nhogs == 1)
+					newhogs();
+				else
+					hog();
 				_exit(0);
 			}
 			tasks[i].buf = map(len, 0);
@@ -598,8 +652,9 @@ int main(int argc, char **argv)
 	       "second_half=%.3f t90=%s", sc_names[scenario], mode, ntasks,
 	       duration, n_all ? sum_all / n_all : 0,
 	       n_2nd ? sum_2nd / n_2nd : 0, t90 < 0 ? "never" : t90s);
-	printf(" migrated=%ld work_mib=%.0f numad_cpu_ms=%ld data=%s\n",
-	       vmstat("pgmigrate_success") - mig0, work / (1 << 20),
+	printf(" migrated=%ld hint_faults=%ld work_mib=%.0f numad_cpu_ms=%ld "
+	       "data=%s\n", vmstat("pgmigrate_success") - mig0,
+	       vmstat("numa_hint_faults") - hint0, work / (1 << 20),
 	       numad_cpu_ms() - numad0, data_ok ? "ok" : "BAD");
 	for (int b = 0; b < nslots; b++)
 		if (bavg[b] >= 0)
