@@ -1,36 +1,54 @@
 #!/bin/bash
-# bench-report.sh LOG [MD] [PNG]: turn the ##BENCH/##SERIES lines numabench
-# printed in a guest console log into one markdown table (modes as columns,
-# one block of rows per scenario) on stdout or in MD, and, given PNG, a plot
-# of locality over time (one panel per scenario, one line per mode).
+# bench-report.sh LOG[,LOG...] [MD] [PNG]: turn the ##BENCH/##SERIES lines
+# numabench printed in guest console logs (one per boot) into one markdown
+# table (modes as columns, one block of rows per scenario; with several
+# boots every cell gives each boot's figure, "boot 1 / boot 2") on stdout or
+# in MD, and, given PNG, a plot of locality over time of the first boot (one
+# panel per scenario, one line per mode).
 set -u
-[ $# -ge 1 ] && [ -f "$1" ] || { echo "usage: $0 CONSOLE-LOG [OUT.md] [OUT.png]" >&2; exit 2; }
-log=$1 md=${2:-/dev/stdout} png=${3:-}
-tr -d '\r' < "$log" | awk '
+[ $# -ge 1 ] || { echo "usage: $0 CONSOLE-LOG[,LOG...] [OUT.md] [OUT.png]" >&2; exit 2; }
+IFS=, read -r -a logs <<< "$1"
+for l in "${logs[@]}"; do [ -f "$l" ] || { echo "$0: no log $l" >&2; exit 2; }; done
+log=${logs[0]} md=${2:-/dev/stdout} png=${3:-}
+for l in "${logs[@]}"; do echo "##BOOT"; tr -d '\r' < "$l"; done | awk '
 function kv(line,   i, n, a, b) {
 	delete f; n = split(line, a, " ")
 	for (i = 2; i <= n; i++) if (split(a[i], b, "=") == 2) f[b[1]] = b[2]
 }
+/^##BOOT/ { boot++; nboots = boot; next }
 /^##BENCH / {
 	kv($0); s = f["scenario"]; m = f["mode"]
 	if (!(s in seen)) { seen[s] = 1; scen[++ns] = s }
 	if (!(m in mseen)) { mseen[m] = 1; mode[++nm] = m }
-	if (f["absent"] == 1) { v[s, m, "absent"] = 1; next }
-	v[s, m, "mean"] = f["mean"]; v[s, m, "half"] = f["second_half"]
-	v[s, m, "t90"] = f["t90"]; v[s, m, "mig"] = f["migrated"]
-	v[s, m, "hint"] = ("hint_faults" in f) ? f["hint_faults"] : "-"
-	v[s, m, "work"] = f["work_mib"]; v[s, m, "numad"] = f["numad_cpu_ms"]
-	v[s, m, "data"] = f["data"]
+	b = boot
+	if (f["absent"] == 1) { v[s, m, "absent", b] = 1; next }
+	v[s, m, "mean", b] = f["mean"]; v[s, m, "half", b] = f["second_half"]
+	v[s, m, "t90", b] = f["t90"]; v[s, m, "mig", b] = f["migrated"]
+	v[s, m, "hint", b] = ("hint_faults" in f) ? f["hint_faults"] : "-"
+	v[s, m, "work", b] = f["work_mib"]; v[s, m, "numad", b] = f["numad_cpu_ms"]
+	v[s, m, "data", b] = f["data"]
 }
-function cell(s, m, k,   w) {
-	if (!((s, m, "absent") in v) && !((s, m, "mean") in v)) return "not run"
-	if ((s, m, "absent") in v) return "absent"
+function cell1(s, m, k, b,   w) {
+	if (!((s, m, "absent", b) in v) && !((s, m, "mean", b) in v)) return "not run"
+	if ((s, m, "absent", b) in v) return "absent"
 	if (k == "work") {
-		w = v[s, "off", "work"]
-		return (w > 0) ? sprintf("%.2f", v[s, m, "work"] / w) : "-"
+		w = v[s, "off", "work", b]
+		return (w > 0) ? sprintf("%.2f", v[s, m, "work", b] / w) : "-"
 	}
-	if (k == "t90") return (v[s, m, k] == "never") ? "never" : v[s, m, k] " s"
-	return v[s, m, k]
+	if (k == "t90") return (v[s, m, k, b] == "never") ? "never" : v[s, m, k, b] " s"
+	return v[s, m, k, b]
+}
+# The figure of every boot, "boot 1 / boot 2 / ..."; one when they agree on a
+# word (absent, ok).
+function cell(s, m, k,   b, c, out, same) {
+	out = cell1(s, m, k, 1); same = 1
+	for (b = 2; b <= nboots; b++) {
+		c = cell1(s, m, k, b)
+		if (c != cell1(s, m, k, 1)) same = 0
+		out = out " / " c
+	}
+	if (same && (k == "data" || out ~ /absent|not run/)) return cell1(s, m, k, 1)
+	return out
 }
 END {
 	split("mean|half|t90|mig|hint|work|numad|data", keys, "|")

@@ -1,30 +1,49 @@
 #!/bin/bash
-# make bench: boot the guest once and run every scenario of the locality
-# benchmark (tests/bench/numabench.c) in every mode, BENCH_SECS (default 40)
-# seconds each, then write results/bench.md (the table) and
-# results/locality.png (locality over time, one panel per scenario).
+# make bench: boot the guest BENCH_BOOTS (default 2) times and run every
+# scenario of the locality benchmark (tests/bench/numabench.c) in every mode
+# in each boot, BENCH_SECS (default 40) seconds each, then write
+# results/bench.md (the table, every boot's figure side by side: a figure
+# from one boot says nothing of its spread) and results/locality.png
+# (locality over time in the first boot, one panel per scenario).
 set -u
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$TOP/results"
+boots=${BENCH_BOOTS:-2}
 export RUN_SECS=${BENCH_SECS:-40}
-export BOOT_TIMEOUT=${BOOT_TIMEOUT:-1800}
+export BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400}
 export RUN_SCENARIOS=${BENCH_SCENARIOS:-stream disturb disturb-3x newhogs newhogs-3x misplaced wrongnode lazy threads threads-groups}
-export LOG=$OUT/bench-console.log
-export BENCH_MD=$TOP/results/bench.md BENCH_PNG=$TOP/results/locality.png
 # After the scenarios: the cost of mbind(2)'s lazy paths, and numad and the
 # wake-up latency with thousands of processes and NUMA groups.
 export RUN_EXTRA=${BENCH_EXTRA:-mbindbench scalebench}
-"$TOP/scripts/run.sh"
-rc=$?
-if grep -aqE '^(mbindbench|scalebench) ' "$LOG"; then
+md=$TOP/results/bench.md png=$TOP/results/locality.png
+rc=0 logs=
+for i in $(seq 1 "$boots"); do
+	log=$OUT/bench-console-$i.log
+	# run.sh prints this boot's table; the report of all boots comes last
+	env LOG="$log" BENCH_MD= BENCH_PNG= "$TOP/scripts/run.sh" || rc=1
+	logs=${logs:+$logs,}$log
+done
+{
+	echo "# make bench: $boots boots, ${RUN_SECS} s per run, every mode in each boot"
+	echo
+	echo "Each cell: boot 1 / boot 2 / ...  Second half: the mean locality of the"
+	echo "runs' second halves.  Hinting faults: numa_hint_faults (autonuma's"
+	echo "scanning, and the lazy marks of sched/numa taken)."
+	echo
+	"$TOP/scripts/bench-report.sh" "$logs" /dev/stdout "$png"
+} > "$md"
+first=${logs%%,*}
+if grep -aqE '^(mbindbench|scalebench) ' "$first"; then
 	{
 		echo
-		echo "## mbind(2) cost and scale (same boot)"
+		echo "## mbind(2) cost and scale (every boot)"
 		echo
 		echo '```'
-		grep -aE '^(mbindbench|scalebench|# [0-9]+ processes)' "$LOG" | tr -d '\r'
+		for l in ${logs//,/ }; do
+			grep -aE '^(mbindbench|scalebench|# [0-9]+ processes)' "$l" | tr -d '\r'
+		done
 		echo '```'
-	} >> "$BENCH_MD"
-	grep -aE '^(mbindbench|scalebench) ' "$LOG"
+	} >> "$md"
 fi
+cat "$md"
 exit $rc
