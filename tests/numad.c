@@ -66,6 +66,14 @@
  *                        numa_lazy_marked does not grow; then, NUMA_BALANCE
  *                        back on, numad moves a victim (control: the setup
  *                        was one where numad moves).
+ *   transient_imbalance  6 victims with >= 2 s of CPU time each, stopped;
+ *                        interval 3000 ms; they spin for 4 s (node 0
+ *                        overloaded for less than two intervals), stop,
+ *                        and two more intervals pass: no victim's home
+ *                        changes and numa_lazy_marked does not grow (numad
+ *                        acts on an imbalance seen at 3 consecutive
+ *                        intervals); then they spin for good and numad
+ *                        moves one, its contents intact (control).
  *   burst_returns_home   NUMA_BALANCE off (numad does not re-home anything):
  *                        a spinning task T with home 0, unpinned, runs on
  *                        node 0; 6 spinners pinned to node 0 push it to
@@ -133,6 +141,8 @@
 #define POLL_US		100000		/* the test looks at /proc this often */
 #define ELIGIBLE_MS	1000		/* RFC 25: CPU time before numad moves */
 #define NOBAL_CPU_MS	3000		/* no_move_without_balance */
+#define TRANSIENT_INTERVAL "3000"	/* transient_imbalance: numad's interval */
+#define TRANSIENT_MS	4000		/* ... and the burst, < 2 intervals */
 
 /* Harness timeouts (seconds; the guest runs under TCG). */
 #define SHORT_TIMEOUT	60
@@ -703,6 +713,14 @@ static int guard_expired(const struct guard *g)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec > g->end.tv_sec ||
 	       (now.tv_sec == g->end.tv_sec && now.tv_nsec >= g->end.tv_nsec);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 static void poll_pause(void)
@@ -1280,6 +1298,90 @@ TEST_F_TIMEOUT(numad, no_move_without_balance, LONG_TIMEOUT)
 	i = wait_moved(_metadata, self, first, NR_VICTIMS,
 		       " once NUMA_BALANCE was back on");
 	ASSERT_LE(0, i);
+}
+
+/* Every victim of [first, first + n) has run at least @ms of CPU time. */
+static void wait_cputime(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(numad) *self, int first, int n,
+			 long long ms)
+{
+	struct guard g;
+	int i, done;
+
+	guard_start(&g, CPU_GUARD);
+	for (;;) {
+		done = 1;
+		for (i = first; i < first + n; i++)
+			if (nu_cputime_ms(self->kid[i].pid) < ms)
+				done = 0;
+		if (done)
+			return;
+		if (guard_expired(&g)) {
+			log_kids(_metadata, self, "at the hang guard");
+			ASSERT_TRUE(done)
+				TH_LOG("victims never got %lld ms of CPU time each (hang guard %d s)",
+				       ms, CPU_GUARD);
+		}
+		poll_pause();
+	}
+}
+
+TEST_F_TIMEOUT(numad, transient_imbalance, LONG_TIMEOUT)
+{
+	struct reply r;
+	long long m0, m1, t0;
+	int first, i, h;
+
+	NU_RETURN_IF_SKIPPED();
+	/* Victims eligible to move (ELIGIBLE_MS), made with NUMA_BALANCE off */
+	set_feat(_metadata, "NUMA_BALANCE", 0);
+	first = start_victims(_metadata, self, &victim_cfg, NR_VICTIMS, 0);
+	wait_cputime(_metadata, self, first, NR_VICTIMS, 2 * ELIGIBLE_MS);
+	for (i = first; i < first + NR_VICTIMS; i++)
+		kid_do(_metadata, &self->kid[i], OP_STOP, &r);
+
+	/*
+	 * numad samples every TRANSIENT_INTERVAL ms, so a burst shorter than
+	 * two intervals is seen by at most two consecutive samples: numad
+	 * must move nothing for it (NUMAD_SETTLE is three), however loaded
+	 * node 0 looks meanwhile.
+	 */
+	ASSERT_EQ(0, nu_write_file(INTERVAL, TRANSIENT_INTERVAL));
+	set_feat(_metadata, "NUMA_BALANCE", 1);
+	m0 = nu_vmstat("numa_lazy_marked");
+	t0 = now_ms();
+	for (i = first; i < first + NR_VICTIMS; i++)
+		kid_do(_metadata, &self->kid[i], OP_SPIN, &r);
+	while (now_ms() - t0 < TRANSIENT_MS)
+		poll_pause();
+	for (i = first; i < first + NR_VICTIMS; i++)
+		kid_do(_metadata, &self->kid[i], OP_STOP, &r);
+	TH_LOG("burst of %lld ms", now_ms() - t0);
+	/* Two more intervals after it: what was seen must not act late */
+	t0 = now_ms();
+	while (now_ms() - t0 < 2 * atoi(TRANSIENT_INTERVAL))
+		poll_pause();
+	for (i = first; i < first + NR_VICTIMS; i++) {
+		h = kid_home(&self->kid[i]);
+		EXPECT_EQ(0, h)
+			TH_LOG("victim %d: home_node %d%s after a burst shorter than two numad intervals",
+			       self->kid[i].pid, h, home_note(h));
+	}
+	m1 = nu_vmstat("numa_lazy_marked");
+	EXPECT_EQ(m0, m1)
+		TH_LOG("numa_lazy_marked grew by %lld for a transient imbalance",
+		       m1 - m0);
+
+	/* Control: the same overload, lasting, moves a victim. */
+	for (i = first; i < first + NR_VICTIMS; i++)
+		kid_do(_metadata, &self->kid[i], OP_SPIN, &r);
+	i = wait_moved(_metadata, self, first, NR_VICTIMS,
+		       " when the overload lasted");
+	ASSERT_LE(0, i);
+	kid_do(_metadata, &self->kid[i], OP_VERIFY, &r);
+	EXPECT_EQ(-1, r.bad_off)
+		TH_LOG("victim %d: contents corrupted at %ld", self->kid[i].pid,
+		       r.bad_off);
 }
 
 TEST_F_TIMEOUT(numad, burst_returns_home, LONG_TIMEOUT)
