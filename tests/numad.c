@@ -1247,73 +1247,33 @@ TEST_F_TIMEOUT(numad, policy_and_pinned_left_alone, LONG_TIMEOUT)
 		TH_LOG("pinned child runs on CPU %d", self->slots[p->idx].cpu);
 }
 
-TEST_F_TIMEOUT(numad, no_move_without_balance, LONG_TIMEOUT)
-{
-	long long m0, m1, t;
-	struct guard g;
-	int first, i, h, done;
-
-	NU_RETURN_IF_SKIPPED();
-	set_feat(_metadata, "NUMA_BALANCE", 0);
-	m0 = nu_vmstat("numa_lazy_marked");
-	first = start_victims(_metadata, self, &victim_cfg, NR_VICTIMS, 0);
-
-	/*
-	 * Until every victim has run NOBAL_CPU_MS: eligible (ELIGIBLE_MS)
-	 * for more than 10 intervals of 200 ms, and overloaded all along.
-	 */
-	guard_start(&g, CPU_GUARD);
-	for (;;) {
-		done = 1;
-		for (i = first; i < first + NR_VICTIMS; i++) {
-			struct kid *k = &self->kid[i];
-
-			h = kid_home(k);
-			ASSERT_EQ(0, h)
-				TH_LOG("victim %d: home_node %d%s with NUMA_BALANCE off (%lld ms of CPU)",
-				       k->pid, h, home_note(h),
-				       nu_cputime_ms(k->pid));
-			t = nu_cputime_ms(k->pid);
-			ASSERT_LE(0, t) TH_LOG("no CPU time for %d", k->pid);
-			if (t < NOBAL_CPU_MS)
-				done = 0;
-		}
-		if (done)
-			break;
-		if (guard_expired(&g)) {
-			log_kids(_metadata, self, "at the hang guard");
-			ASSERT_TRUE(done)
-				TH_LOG("victims never got %d ms of CPU time each (hang guard %d s)",
-				       NOBAL_CPU_MS, CPU_GUARD);
-		}
-		poll_pause();
-	}
-	m1 = nu_vmstat("numa_lazy_marked");
-	EXPECT_EQ(m0, m1)
-		TH_LOG("numa_lazy_marked grew by %lld with NUMA_BALANCE off",
-		       m1 - m0);
-
-	/* Control: the same victims, NUMA_BALANCE back on, are moved. */
-	set_feat(_metadata, "NUMA_BALANCE", 1);
-	i = wait_moved(_metadata, self, first, NR_VICTIMS,
-		       " once NUMA_BALANCE was back on");
-	ASSERT_LE(0, i);
-}
-
-/* Every victim of [first, first + n) has run at least @ms of CPU time. */
+/*
+ * Wait until every victim of [first, first + n) has run at least @ms of CPU
+ * time; with @home >= 0, each must keep that home node meanwhile.
+ */
 static void wait_cputime(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(numad) *self, int first, int n,
-			 long long ms)
+			 long long ms, int home, const char *why)
 {
 	struct guard g;
-	int i, done;
+	long long t;
+	int i, h, done;
 
 	guard_start(&g, CPU_GUARD);
 	for (;;) {
 		done = 1;
-		for (i = first; i < first + n; i++)
-			if (nu_cputime_ms(self->kid[i].pid) < ms)
+		for (i = first; i < first + n; i++) {
+			struct kid *k = &self->kid[i];
+
+			t = nu_cputime_ms(k->pid);
+			ASSERT_LE(0, t) TH_LOG("no CPU time for %d", k->pid);
+			h = home >= 0 ? kid_home(k) : home;
+			ASSERT_EQ(home, h)
+				TH_LOG("victim %d: home_node %d%s %s (%lld ms of CPU)",
+				       k->pid, h, home_note(h), why, t);
+			if (t < ms)
 				done = 0;
+		}
 		if (done)
 			return;
 		if (guard_expired(&g)) {
@@ -1326,6 +1286,34 @@ static void wait_cputime(struct __test_metadata *_metadata,
 	}
 }
 
+TEST_F_TIMEOUT(numad, no_move_without_balance, LONG_TIMEOUT)
+{
+	long long m0, m1;
+	int first, i;
+
+	NU_RETURN_IF_SKIPPED();
+	set_feat(_metadata, "NUMA_BALANCE", 0);
+	m0 = nu_vmstat("numa_lazy_marked");
+	first = start_victims(_metadata, self, &victim_cfg, NR_VICTIMS, 0);
+
+	/*
+	 * Until every victim has run NOBAL_CPU_MS: eligible (ELIGIBLE_MS)
+	 * for more than 10 intervals of 200 ms, and overloaded all along.
+	 */
+	wait_cputime(_metadata, self, first, NR_VICTIMS, NOBAL_CPU_MS, 0,
+		     "with NUMA_BALANCE off");
+	m1 = nu_vmstat("numa_lazy_marked");
+	EXPECT_EQ(m0, m1)
+		TH_LOG("numa_lazy_marked grew by %lld with NUMA_BALANCE off",
+		       m1 - m0);
+
+	/* Control: the same victims, NUMA_BALANCE back on, are moved. */
+	set_feat(_metadata, "NUMA_BALANCE", 1);
+	i = wait_moved(_metadata, self, first, NR_VICTIMS,
+		       " once NUMA_BALANCE was back on");
+	ASSERT_LE(0, i);
+}
+
 TEST_F_TIMEOUT(numad, transient_imbalance, LONG_TIMEOUT)
 {
 	struct reply r;
@@ -1336,7 +1324,8 @@ TEST_F_TIMEOUT(numad, transient_imbalance, LONG_TIMEOUT)
 	/* Victims eligible to move (ELIGIBLE_MS), made with NUMA_BALANCE off */
 	set_feat(_metadata, "NUMA_BALANCE", 0);
 	first = start_victims(_metadata, self, &victim_cfg, NR_VICTIMS, 0);
-	wait_cputime(_metadata, self, first, NR_VICTIMS, 2 * ELIGIBLE_MS);
+	wait_cputime(_metadata, self, first, NR_VICTIMS, 2 * ELIGIBLE_MS, -1,
+		     "");
 	for (i = first; i < first + NR_VICTIMS; i++)
 		kid_do(_metadata, &self->kid[i], OP_STOP, &r);
 

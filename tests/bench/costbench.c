@@ -93,6 +93,15 @@ static char *map(size_t len, int advice)
 	return p;
 }
 
+/* len of anonymous memory in 4 KiB pages, every page touched. */
+static char *populated(size_t len)
+{
+	char *p = map(len, MADV_NOHUGEPAGE);
+
+	touch(p, len, nu_page_size());
+	return p;
+}
+
 /* A THP-aligned mapping of len (a multiple of 2 MiB). */
 static char *map_thp(size_t len)
 {
@@ -162,11 +171,9 @@ static double forks(int exec)
 {
 	const int n = exec ? 60 : 150;
 	size_t len = 8 * MIB;
-	char *p = map(len, MADV_NOHUGEPAGE);
-	long long t0;
+	char *p = populated(len);
+	long long t0 = now_ns();
 
-	touch(p, len, nu_page_size());
-	t0 = now_ns();
 	for (int i = 0; i < n; i++) {
 		pid_t pid = fork();
 		int st;
@@ -311,11 +318,9 @@ static double unmap(void)
 	long long sum = 0;
 
 	for (int i = 0; i < n; i++) {
-		char *p = map(len, MADV_NOHUGEPAGE);
-		long long t0;
+		char *p = populated(len);
+		long long t0 = now_ns();
 
-		touch(p, len, nu_page_size());
-		t0 = now_ns();
 		munmap(p, len);
 		sum += now_ns() - t0;
 	}
@@ -326,11 +331,9 @@ static double mbind_case(int noop)
 {
 	const int n = 8;
 	size_t len = 64 * MIB;
-	char *p = map(len, MADV_NOHUGEPAGE);
-	long long t0;
+	char *p = populated(len);
+	long long t0 = now_ns();
 
-	touch(p, len, nu_page_size());
-	t0 = now_ns();
 	for (int i = 0; i < n; i++) {
 		unsigned long mask = NU_MASK(i & 1);
 		int r = noop ? mbind(p, len, MPOL_NOOP, NULL, 0, LAZY_FLAGS)
@@ -373,13 +376,13 @@ static double numa_mbind_case(void)
 {
 	const int n = 50;
 	size_t len = 4 * MIB;
-	char *p = map(len, MADV_NOHUGEPAGE);
 	long id = tbind_call(0, MS_ID_NEW);
 	long long t0;
+	char *p;
 
 	if (id < 0)
 		return -1;
-	touch(p, len, nu_page_size());
+	p = populated(len);
 	t0 = now_ns();
 	for (int i = 0; i < n; i++) {
 		if (syscall(__NR_numa_mbind, p, len, id, 0UL))
