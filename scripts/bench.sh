@@ -19,10 +19,15 @@ md=$TOP/results/bench.md png=$TOP/results/locality.png
 rc=0 logs=
 for i in $(seq 1 "$boots"); do
 	log=$OUT/bench-console-$i.log
-	# run.sh prints this boot's table; the report of all boots comes last
-	env LOG="$log" BENCH_MD= BENCH_PNG= "$TOP/scripts/run.sh" || rc=1
+	# run.sh prints this boot's table; the report of all boots comes last.
+	# BENCH_REPORT_ONLY=1 writes the report again from the last logs.
+	[ "${BENCH_REPORT_ONLY:-0}" = 1 ] ||
+		env LOG="$log" BENCH_MD= BENCH_PNG= "$TOP/scripts/run.sh" || rc=1
 	logs=${logs:+$logs,}$log
 done
+# (bench-report.sh writes its table to a file of its own: opening
+# /dev/stdout again would truncate $md)
+"$TOP/scripts/bench-report.sh" "$logs" "$md.table" "$png" || rc=1
 {
 	echo "# make bench: $boots boots, ${RUN_SECS} s per run, every mode in each boot"
 	echo
@@ -30,8 +35,9 @@ done
 	echo "runs' second halves.  Hinting faults: numa_hint_faults (autonuma's"
 	echo "scanning, and the lazy marks of sched/numa taken)."
 	echo
-	"$TOP/scripts/bench-report.sh" "$logs" /dev/stdout "$png"
+	cat "$md.table"
 } > "$md"
+rm -f "$md.table"
 first=${logs%%,*}
 if grep -aqE '^(mbindbench|scalebench) ' "$first"; then
 	{
