@@ -8,7 +8,8 @@
 # (ratios of medians to the unpatched kernel, spreads, boot-to-boot
 # repeatability, and the bytes the series adds to the structures it grows).
 #
-# COST_REPORT_ONLY=1 writes the report again from the logs of the last run.
+# COST_REPORT_ONLY=1 writes the report again from the logs of the last run;
+# COST_CASES=a,b runs only those cases (to bisect one figure).
 #
 # Why not -icount: QEMU 7.2's instruction-counting clock would make TCG
 # repeatable, but with a fixed shift this kernel hangs at "x86: Booting SMP
@@ -35,7 +36,8 @@ for i in $(seq 1 "$boots"); do
 		fi
 		step "boot $i of the $k kernel: costbench, $rounds rounds" \
 			quiet env BUILD="$b" OUT="$OUT" LOG="$log" PREALLOC=1 \
-			APPEND="sncostrounds=$rounds" BOOT_TIMEOUT=3600 \
+			APPEND="sncostrounds=$rounds${COST_CASES:+ sncostcases=$COST_CASES}" \
+			BOOT_TIMEOUT=3600 \
 			"$TOP/scripts/boot.sh" costbench || die "boot failed: $log"
 		"$TOP/scripts/check-console.sh" "$log" || die "the $k kernel reported a problem: $log"
 		logs+=("$k:$i:$log")
