@@ -1,0 +1,671 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-node resident pages of a process (NumaRss: in /proc/PID/status), and
+ * numad moving memory that sits off its process's home node.
+ *
+ * Interface under test:
+ *   /proc/PID/status has "NumaRss:\tN0=<kB> kB N1=<kB> kB": the pages the
+ *   process maps on each node, counted where pages enter and leave its page
+ *   tables.  Each node's figure is the sum of the N<node>= fields of
+ *   /proc/PID/numa_maps (pages) over the process's mappings (no hugetlb
+ *   here), exactly, whenever nothing changes the mappings meanwhile.
+ *   With sched/numa on and the NUMA_MISPLACED feature, numad marks the
+ *   pages a process has off its home node to move home on next touch,
+ *   once its counts show more than 1 MiB and 1/8 of it there; after a
+ *   walk that marked nothing, it backs off (1, 2, 4 ... intervals).
+ *   /sys/kernel/debug/sched/numad counts the walks (misplaced_walks).
+ *
+ * numa_rss fixture, the counters (sched/numa off: they count anyway):
+ *   matches_numa_maps  NumaRss == numa_maps after faults on both nodes (4K
+ *                      and THP), migration both ways (mbind MOVE, 4K and
+ *                      THP), a fork child's view before and after COW, the
+ *                      parent after the child's exit, mremap, MADV_DONTNEED,
+ *                      munmap, shared anonymous memory, and exec (a fresh
+ *                      image checks its own counts).  Contents verified
+ *                      after every migration.  An unbalanced count would
+ *                      also print "BUG: Bad numa_rss state" at exit, which
+ *                      fails the run (console check).
+ *   fork_exit_many     200 children fault, fork grandchildren and exit while
+ *                      the parent's counts are checked: no BUG at exit.
+ * misplaced fixture (sched/numa on, numad interval 200 ms):
+ *   fixed              a child with a home node first touches 32 MiB under
+ *                      MPOL_BIND to the other node, drops the policy and
+ *                      keeps reading: >= 90% of it moves home, the contents
+ *                      intact, and numad counted walks.
+ *   feature_off        the same with NUMA_MISPLACED off, observed for 10
+ *                      intervals: every page stays, no walk.
+ *   backoff            16 MiB of shared anonymous memory (shmem: numad does
+ *                      not move it) off home: over 16 numad intervals numad
+ *                      walks the process at most 6 times, not 16.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#include <sys/wait.h>
+#include "numa_util.h"
+
+#define HPAGE		(2 * MIB)
+#define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
+#define INTERVAL	"/proc/sys/kernel/sched_numa_interval_ms"
+#define TEST_INTERVAL	"200"
+#define NUMAD_STATS	"/sys/kernel/debug/sched/numad"
+#define FEATURE		"NUMA_MISPLACED"
+#define EXEC_ENV	"NUMA_RSS_EXEC_CHECK"
+#define RSS_TIMEOUT	300	/* seconds; the guest runs under TCG */
+
+/* At least p% of n, rounded up */
+#define PCT(n, p)	(((long)(n) * (p) + 99) / 100)
+
+/* Per-node pages, from one of the two sources */
+struct nodes {
+	long n[NU_MAXNODE];
+};
+
+/* Sum of the N<node>=<pages> fields of /proc/PID/numa_maps.  0 or -errno. */
+static int numa_maps_nodes(pid_t pid, struct nodes *out)
+{
+	static char buf[1 << 20];	/* static: no fault while reading */
+	char path[64], *line, *save;
+	ssize_t len;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	memset(buf, 0, sizeof(buf));	/* its pages faulted in before */
+	snprintf(path, sizeof(path), "/proc/%d/numa_maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = nu_read_full(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len < 0)
+		return -EIO;
+	buf[len] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *tok, *s2;
+
+		if (strstr(line, " huge "))	/* hugetlb: not counted */
+			continue;
+		for (tok = strtok_r(line, " ", &s2); tok;
+		     tok = strtok_r(NULL, " ", &s2)) {
+			int node;
+			long pages;
+
+			if (sscanf(tok, "N%d=%ld", &node, &pages) == 2 &&
+			    node >= 0 && node < (int)NU_MAXNODE)
+				out->n[node] += pages;
+		}
+	}
+	return 0;
+}
+
+/* The NumaRss: line of /proc/PID/status, in pages.  0 or -errno. */
+static int numa_rss_nodes(pid_t pid, struct nodes *out)
+{
+	static char buf[16384];
+	char path[64], *p;
+	long kb_per_page = nu_page_size() / 1024;
+	ssize_t len;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	memset(buf, 0, sizeof(buf));
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = nu_read_full(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len < 0)
+		return -EIO;
+	buf[len] = '\0';
+	p = strstr(buf, "\nNumaRss:\t");
+	if (!p)
+		return -ENOENT;
+	p += strlen("\nNumaRss:\t");
+	while (*p && *p != '\n') {
+		int node, used = 0;
+		long kb;
+
+		if (sscanf(p, "N%d=%ld kB%n", &node, &kb, &used) != 2 ||
+		    !used || node < 0 || node >= (int)NU_MAXNODE)
+			return -EINVAL;
+		out->n[node] = kb / kb_per_page;
+		p += used;
+		while (*p == ' ')
+			p++;
+	}
+	return 0;
+}
+
+/*
+ * Compare the two for @pid, which must not change its mappings meanwhile;
+ * numa_maps is read before and after, and a change between (khugepaged)
+ * means another try.  0 if equal, 1 if not (both left in @a, @b), -errno.
+ */
+static int compare_nodes(pid_t pid, struct nodes *a, struct nodes *b)
+{
+	struct nodes again;
+	int tries, r;
+
+	for (tries = 0; tries < 10; tries++) {
+		r = numa_maps_nodes(pid, a);
+		if (!r)
+			r = numa_rss_nodes(pid, b);
+		if (!r)
+			r = numa_maps_nodes(pid, &again);
+		if (r)
+			return r;
+		if (memcmp(a, &again, sizeof(again)))
+			continue;
+		return memcmp(a, b, sizeof(*a)) ? 1 : 0;
+	}
+	return 1;
+}
+
+/* Check self and log both if they differ; returns compare_nodes() */
+static int check_self(struct __test_metadata *_metadata, const char *what)
+{
+	static struct nodes maps, rss;	/* static: no new stack page */
+	int r = compare_nodes(getpid(), &maps, &rss);
+
+	EXPECT_EQ(0, r) {
+		TH_LOG("%s: NumaRss N0=%ld N1=%ld, numa_maps N0=%ld N1=%ld (pages; r=%d)",
+		       what, rss.n[0], rss.n[1], maps.n[0], maps.n[1], r);
+	}
+	return r;
+}
+
+/* Touch [p, p + len) with the pattern, its pages placed on @node by BIND */
+static int fill_on(char *p, size_t len, int node, uint64_t seed)
+{
+	unsigned long mask = NU_MASK(node);
+
+	if (mbind(p, len, MPOL_BIND, &mask, NU_MAXNODE, 0))
+		return -errno;
+	nu_fill(p, len, seed);
+	return 0;
+}
+
+/* mbind(MPOL_BIND, MPOL_MF_MOVE) of [p, p + len) to @node */
+static int move_to(char *p, size_t len, int node)
+{
+	unsigned long mask = NU_MASK(node);
+
+	return mbind(p, len, MPOL_BIND, &mask, NU_MAXNODE,
+		     MPOL_MF_MOVE) ? -errno : 0;
+}
+
+static char *map_thp(size_t len)
+{
+	char *raw = mmap(NULL, len + HPAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p;
+
+	if (raw == MAP_FAILED)
+		return NULL;
+	p = (char *)(((uintptr_t)raw + HPAGE - 1) & ~(uintptr_t)(HPAGE - 1));
+	madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
+
+/* A fresh image checks its own counts (exec case): exit 0 if they match */
+__attribute__((constructor)) static void exec_check(void)
+{
+	struct nodes a, b;
+
+	if (!getenv(EXEC_ENV))
+		return;
+	_exit(compare_nodes(getpid(), &a, &b) == 0 ? 0 : 1);
+}
+
+FIXTURE(numa_rss) {
+	int skip;
+};
+
+FIXTURE_SETUP(numa_rss)
+{
+	struct nodes n;
+
+	self->skip = 0;
+	if (!nu_have_two_nodes()) {
+		self->skip = 1;
+		SKIP(return, "needs two NUMA nodes");
+	}
+	ASSERT_EQ(0, numa_rss_nodes(getpid(), &n))
+		TH_LOG("no NumaRss: line in /proc/self/status");
+}
+
+FIXTURE_TEARDOWN(numa_rss)
+{
+}
+
+TEST_F_TIMEOUT(numa_rss, matches_numa_maps, RSS_TIMEOUT)
+{
+	const size_t len = 8 * MIB, thp_len = 4 * MIB, shm_len = 2 * MIB;
+	struct nodes before, after;
+	char *a0, *a1, *t, *s, *m;
+	int status, thp;
+	pid_t pid;
+
+	if (self->skip)
+		return;
+	ASSERT_EQ(0, check_self(_metadata, "start"));
+	ASSERT_EQ(0, numa_rss_nodes(getpid(), &before));
+
+	/* Faults, 4K pages, on each node */
+	a0 = nu_alloc(len / nu_page_size());
+	a1 = nu_alloc(len / nu_page_size());
+	ASSERT_NE(NULL, a0);
+	ASSERT_NE(NULL, a1);
+	ASSERT_EQ(0, fill_on(a0, len, 0, 1));
+	ASSERT_EQ(0, fill_on(a1, len, 1, 2));
+	ASSERT_EQ(0, check_self(_metadata, "4K faults"));
+	ASSERT_EQ(0, numa_rss_nodes(getpid(), &after));
+	EXPECT_GE(after.n[0] - before.n[0], (long)(len / nu_page_size()));
+	EXPECT_GE(after.n[1] - before.n[1], (long)(len / nu_page_size()));
+
+	/* THP faults on node 1, if THP is there at all */
+	t = map_thp(thp_len);
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, fill_on(t, thp_len, 1, 3));
+	ASSERT_EQ(0, check_self(_metadata, "THP faults"));
+	thp = access(THP_ENABLED, F_OK) == 0;
+
+	/* Migration both ways, contents after each */
+	ASSERT_EQ(0, move_to(a0, len, 1));
+	ASSERT_EQ(0, check_self(_metadata, "4K migration 0->1"));
+	EXPECT_EQ(-1, nu_verify(a0, len, 1));
+	ASSERT_EQ(0, move_to(a1, len, 0));
+	ASSERT_EQ(0, check_self(_metadata, "4K migration 1->0"));
+	EXPECT_EQ(-1, nu_verify(a1, len, 2));
+	ASSERT_EQ(0, move_to(t, thp_len, 0));
+	ASSERT_EQ(0, check_self(_metadata, "THP migration 1->0"));
+	EXPECT_EQ(-1, nu_verify(t, thp_len, 3));
+	EXPECT_EQ((long)(thp_len / nu_page_size()),
+		  nu_count_on_node(t, thp_len / nu_page_size(), 0));
+
+	/* Shared anonymous memory (shmem, page_add_file_rmap()) */
+	s = mmap(NULL, shm_len, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, s);
+	ASSERT_EQ(0, fill_on(s, shm_len, 1, 4));
+	ASSERT_EQ(0, check_self(_metadata, "shmem faults"));
+
+	/* fork: the child's counts before and after COW, then the parent's */
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct nodes x, y;
+
+		if (compare_nodes(getpid(), &x, &y))
+			_exit(1);
+		/* COW: half of each private region, and a split THP */
+		memset(a0, 0x5a, len / 2);
+		memset(t + 4096, 0x5a, 4096);
+		if (compare_nodes(getpid(), &x, &y))
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("fork child: status %#x (1: before COW, 2: after)",
+		       status);
+	ASSERT_EQ(0, check_self(_metadata, "after the fork child's exit"));
+	EXPECT_EQ(-1, nu_verify(a0, len, 1));
+	EXPECT_EQ(-1, nu_verify(t, thp_len, 3));
+
+	/* mremap to a place reserved for it, contents kept */
+	m = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	m = mremap(a1, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, m);
+	ASSERT_NE(MAP_FAILED, m);
+	ASSERT_EQ(0, check_self(_metadata, "mremap"));
+	EXPECT_EQ(-1, nu_verify(m, len, 2));
+
+	/* MADV_DONTNEED, munmap (part of a THP too) */
+	ASSERT_EQ(0, madvise(a0, len / 4, MADV_DONTNEED));
+	ASSERT_EQ(0, check_self(_metadata, "MADV_DONTNEED"));
+	ASSERT_EQ(0, munmap(t + HPAGE / 2, HPAGE / 2));
+	ASSERT_EQ(0, check_self(_metadata, "munmap of half a THP"));
+	ASSERT_EQ(0, munmap(a0, len));
+	ASSERT_EQ(0, munmap(s, shm_len));
+	ASSERT_EQ(0, check_self(_metadata, "munmap"));
+
+	/* exec: a fresh image of this program checks its own counts */
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		setenv(EXEC_ENV, "1", 1);
+		execl("/proc/self/exe", "numa_rss", (char *)NULL);
+		_exit(3);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("exec'ed image: status %#x (1: mismatch, 3: exec)",
+		       status);
+	if (!thp)
+		TH_LOG("no THP in this kernel: the THP cases ran on 4K pages");
+}
+
+TEST_F_TIMEOUT(numa_rss, fork_exit_many, RSS_TIMEOUT)
+{
+	const int nr = 200;
+	char *p;
+	int i, status, bad = 0;
+
+	if (self->skip)
+		return;
+	p = map_thp(4 * MIB);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, fill_on(p, 4 * MIB, 1, 5));
+	for (i = 0; i < nr; i++) {
+		pid_t pid = fork();
+
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			/* COW some, fault some new, a grandchild, exit */
+			p[(size_t)(i % 1024) * 4096] = 1;
+			if (fork() == 0) {
+				p[HPAGE] = 2;
+				_exit(0);
+			}
+			wait(NULL);
+			_exit(nu_verify_range(p, HPAGE + 8192, 8192, 5) == -1 ?
+			      0 : 1);
+		}
+		if (i % 50 == 0)
+			check_self(_metadata, "while children come and go");
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			bad++;
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, check_self(_metadata, "after 200 children"));
+	EXPECT_EQ(-1, nu_verify(p, 4 * MIB, 5));
+}
+
+/* ------------------------------------------------------------------ */
+
+FIXTURE(misplaced) {
+	int skip;
+	struct nu_numa_sysctls sysctls;
+	char interval[32];
+	int feature;
+};
+
+FIXTURE_SETUP(misplaced)
+{
+	int r;
+
+	self->skip = 0;
+	self->feature = -1;
+	if (!nu_have_two_nodes() || nu_no_two_cpu_nodes()) {
+		self->skip = 1;
+		SKIP(return, "needs two NUMA nodes with CPUs");
+	}
+	ASSERT_EQ(0, nu_debugfs_mount());
+	self->feature = nu_sched_feat(FEATURE);
+	ASSERT_GE(self->feature, 0) TH_LOG("no %s feature", FEATURE);
+	ASSERT_EQ(0, nu_read_file(INTERVAL, self->interval,
+				  sizeof(self->interval)));
+	r = nu_numa_sysctls_enter(&self->sysctls, 1);
+	ASSERT_EQ(0, r) TH_LOG("sched_numa=1: %s", strerror(-r));
+	EXPECT_EQ(0, nu_write_file(INTERVAL, TEST_INTERVAL));
+}
+
+FIXTURE_TEARDOWN(misplaced)
+{
+	if (self->skip)
+		return;
+	if (self->feature >= 0)
+		EXPECT_EQ(0, nu_sched_feat_set(FEATURE, self->feature));
+	EXPECT_EQ(0, nu_write_file(INTERVAL, self->interval));
+	NU_EXPECT_SYSCTLS_RESTORED(&self->sysctls);
+}
+
+/* Sum over the nodes of a column of /sys/kernel/debug/sched/numad */
+static long long numad_stat(int col)
+{
+	char buf[4096], *line, *save;
+	long long sum = 0;
+
+	if (nu_read_file(NUMAD_STATS, buf, sizeof(buf)))
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		long long v[6];
+
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "%lld %lld %lld %lld %lld %lld", &v[0], &v[1],
+			   &v[2], &v[3], &v[4], &v[5]) != 6)
+			return -1;
+		sum += v[col];
+	}
+	return sum;
+}
+
+#define STAT_PASSES	1
+#define STAT_WALKS	4
+
+/* Wait until each of the two numads has done about @n more passes */
+static int wait_passes(long long n)
+{
+	long long start = numad_stat(STAT_PASSES), now;
+	int i;
+
+	if (start < 0)
+		return -1;
+	/* Two numads, each passes once per interval: 2n passes in all */
+	for (i = 0; i < 6000; i++) {
+		now = numad_stat(STAT_PASSES);
+		if (now < 0)
+			return -1;
+		if (now - start >= 2 * n)
+			return 0;
+		usleep(20000);
+	}
+	return -1;
+}
+
+/*
+ * The child: a home node, @len bytes first touched on the other node under
+ * MPOL_BIND, the policy dropped, then read again and again.  Reports its
+ * home and the other node through @out, then reads until killed.
+ * @shared: MAP_SHARED anonymous memory (shmem) instead of private.
+ */
+static void __attribute__((noreturn)) child_main(int out, size_t len,
+						 int shared)
+{
+	int home = nu_home_node(0, 0), other;
+	volatile uint64_t sum = 0;
+	char *p;
+	size_t i;
+
+	other = home == 0 ? 1 : 0;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
+	if (home < 0 || p == MAP_FAILED)
+		_exit(1);
+	madvise(p, len, MADV_NOHUGEPAGE);
+	if (fill_on(p, len, other, 7))
+		_exit(2);
+	if (mbind(p, len, MPOL_DEFAULT, NULL, 0, 0))
+		_exit(3);
+	if (nu_write_full(out, &home, sizeof(home)) != sizeof(home) ||
+	    nu_write_full(out, &p, sizeof(p)) != sizeof(p))
+		_exit(4);
+	for (;;) {
+		for (i = 0; i < len; i += 4096)
+			sum += ((volatile char *)p)[i];
+		usleep(10000);
+	}
+}
+
+struct kid {
+	pid_t pid;
+	int home;
+	char *p;
+};
+
+static int kid_start(struct kid *k, size_t len, int shared)
+{
+	int fds[2];
+
+	if (pipe(fds))
+		return -errno;
+	k->pid = fork();
+	if (k->pid < 0)
+		return -errno;
+	if (k->pid == 0) {
+		close(fds[0]);
+		child_main(fds[1], len, shared);
+	}
+	close(fds[1]);
+	if (nu_read_full(fds[0], &k->home, sizeof(k->home)) !=
+	    sizeof(k->home) ||
+	    nu_read_full(fds[0], &k->p, sizeof(k->p)) != sizeof(k->p)) {
+		close(fds[0]);
+		return -EIO;
+	}
+	close(fds[0]);
+	return 0;
+}
+
+static void kid_stop(struct kid *k)
+{
+	if (k->pid > 0) {
+		kill(k->pid, SIGKILL);
+		waitpid(k->pid, NULL, 0);
+		k->pid = 0;
+	}
+}
+
+/* Pages of the kid's buffer on @node, by move_pages(2) on its pid */
+static long kid_on(struct kid *k, size_t len, int node)
+{
+	return nu_count_on_node_pid(k->pid, k->p, len / nu_page_size(), node);
+}
+
+/* The kid's buffer, read through /proc/PID/mem, against the pattern */
+static long kid_verify(struct kid *k, size_t len)
+{
+	char *copy = malloc(len), path[64];
+	size_t done = 0;
+	long r = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", k->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!copy || fd < 0) {
+		r = -2;
+		goto out;
+	}
+	while (done < len) {
+		ssize_t n = pread(fd, copy + done, len - done,
+				  (off_t)(uintptr_t)k->p + (off_t)done);
+
+		if (n <= 0) {
+			r = -3;
+			goto out;
+		}
+		done += (size_t)n;
+	}
+	r = nu_verify(copy, len, 7);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return r;
+}
+
+TEST_F_TIMEOUT(misplaced, fixed, RSS_TIMEOUT)
+{
+	const size_t len = 32 * MIB;
+	const long npages = len / 4096;
+	long long walks;
+	struct kid k = { 0 };
+	long home_pages = 0;
+	int i, r;
+
+	if (self->skip)
+		return;
+	ASSERT_EQ(0, nu_sched_feat_set(FEATURE, 1));
+	walks = numad_stat(STAT_WALKS);
+	ASSERT_GE(walks, 0);
+	r = kid_start(&k, len, 0);
+	ASSERT_EQ(0, r) TH_LOG("child: %s", strerror(-r));
+	ASSERT_GE(k.home, 0) TH_LOG("the child has no home node");
+	EXPECT_EQ(npages, kid_on(&k, len, !k.home))
+		TH_LOG("first touch under MPOL_BIND went elsewhere");
+	/* Up to 50 intervals: walks, marks, touches, migrations */
+	for (i = 0; i < 50; i++) {
+		home_pages = kid_on(&k, len, k.home);
+		if (home_pages >= PCT(npages, 90))
+			break;
+		ASSERT_EQ(0, wait_passes(1));
+	}
+	TH_LOG("home %d: %ld of %ld pages home after %d intervals", k.home,
+	       home_pages, npages, i);
+	EXPECT_GE(home_pages, PCT(npages, 90));
+	EXPECT_GT(numad_stat(STAT_WALKS), walks);
+	EXPECT_EQ(-1, kid_verify(&k, len));
+	kid_stop(&k);
+}
+
+TEST_F_TIMEOUT(misplaced, feature_off, RSS_TIMEOUT)
+{
+	const size_t len = 16 * MIB;
+	const long npages = len / 4096;
+	long long walks;
+	struct kid k = { 0 };
+	int r;
+
+	if (self->skip)
+		return;
+	ASSERT_EQ(0, nu_sched_feat_set(FEATURE, 0));
+	walks = numad_stat(STAT_WALKS);
+	r = kid_start(&k, len, 0);
+	ASSERT_EQ(0, r) TH_LOG("child: %s", strerror(-r));
+	ASSERT_GE(k.home, 0);
+	ASSERT_EQ(0, wait_passes(10));
+	EXPECT_EQ(npages, kid_on(&k, len, !k.home));
+	EXPECT_EQ(walks, numad_stat(STAT_WALKS));
+	EXPECT_EQ(-1, kid_verify(&k, len));
+	kid_stop(&k);
+}
+
+TEST_F_TIMEOUT(misplaced, backoff, RSS_TIMEOUT)
+{
+	const size_t len = 16 * MIB;
+	const long npages = len / 4096;
+	long long walks, first;
+	struct kid k = { 0 };
+	int i, r;
+
+	if (self->skip)
+		return;
+	ASSERT_EQ(0, nu_sched_feat_set(FEATURE, 1));
+	first = numad_stat(STAT_WALKS);
+	r = kid_start(&k, len, 1);
+	ASSERT_EQ(0, r) TH_LOG("child: %s", strerror(-r));
+	ASSERT_GE(k.home, 0);
+	/* The first walk, within a few intervals */
+	for (i = 0; i < 20 && numad_stat(STAT_WALKS) == first; i++)
+		ASSERT_EQ(0, wait_passes(1));
+	walks = numad_stat(STAT_WALKS);
+	ASSERT_GT(walks, first) TH_LOG("numad never walked the child");
+	ASSERT_EQ(0, wait_passes(16));
+	walks = numad_stat(STAT_WALKS) - walks;
+	TH_LOG("%lld walks in 16 intervals", walks);
+	/* Backing off 1, 2, 4, 8: 4 walks; every interval would be 16 */
+	EXPECT_LE(walks, 6);
+	EXPECT_EQ(npages, kid_on(&k, len, !k.home));
+	EXPECT_EQ(-1, kid_verify(&k, len));
+	kid_stop(&k);
+}
+
+TEST_HARNESS_MAIN
