@@ -6,6 +6,7 @@
 #   make stress   random concurrent operations, STRESS_SECS (600) s; DEBUG=1 too
 #   make compat   memory-policy tests on the patched and the unpatched kernel
 #   make bench-cost  hot-path costs against the unpatched kernel: results/cost.md
+#   make bench-cost-at AT=N [COST_CASES=a,b]  the same with the first N patches
 #   make boot     interactive shell in the guest
 #   make apply KSRC=/path/to/linux-6.1   apply the series to your own tree
 #   make checkpatch                      scripts/checkpatch.pl on every patch
@@ -21,7 +22,7 @@ export CACHE DEBUG
 
 S := scripts
 
-.PHONY: all deps tree apply config kernel initramfs check stress compat boot run bench bench-cost \
+.PHONY: all deps tree apply config kernel initramfs check stress compat boot run bench bench-cost bench-cost-at \
 	checkpatch \
 	series-build clean distclean help
 
@@ -74,6 +75,9 @@ bench: kernel initramfs
 
 bench-cost: kernel initramfs
 	@$(S)/bench-cost.sh
+
+bench-cost-at: kernel initramfs
+	@$(S)/bench-cost-at.sh
 
 checkpatch: tree
 	@$(S)/checkpatch.sh

@@ -9,7 +9,9 @@
 # repeatability, and the bytes the series adds to the structures it grows).
 #
 # COST_REPORT_ONLY=1 writes the report again from the logs of the last run;
-# COST_CASES=a,b runs only those cases (to bisect one figure).
+# COST_CASES=a,b runs only those cases (to bisect one figure); BUILD= and
+# OUT= name another patched kernel and COST_MD= another report (make
+# bench-cost-at, scripts/bench-cost-at.sh).
 #
 # Why not -icount: QEMU 7.2's instruction-counting clock would make TCG
 # repeatable, but with a fixed shift this kernel hangs at "x86: Booting SMP
@@ -79,6 +81,7 @@ for k in unpatched patched; do
 		END { for (s in sz) print k, "fn", s, sz[s] }' | sort -k3,3
 done >> "$OUT/cost-sizes.txt"
 
-"$TOP/scripts/bench-cost-report.sh" "$OUT/cost-sizes.txt" "${logs[@]}" > "$TOP/results/cost.md" ||
+md=${COST_MD:-$TOP/results/cost.md}
+"$TOP/scripts/bench-cost-report.sh" "$OUT/cost-sizes.txt" "${logs[@]}" > "$md" ||
 	die "report failed"
-cat "$TOP/results/cost.md"
+cat "$md"
