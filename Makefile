@@ -10,6 +10,7 @@
 #   make boot     interactive shell in the guest
 #   make apply KSRC=/path/to/linux-6.1   apply the series to your own tree
 #   make checkpatch                      scripts/checkpatch.pl on every patch
+#   make cover-letter                    patches/0000-cover-letter.patch (make check checks it)
 #   make series-build                    build the kernel after every patch
 #
 # Variables: CACHE (default ~/.cache/sched-numa) holds the unpacked tree, the
@@ -22,7 +23,7 @@ export CACHE DEBUG
 
 S := scripts
 
-.PHONY: all deps tree apply config kernel initramfs check stress compat boot run bench bench-cost bench-cost-at \
+.PHONY: all deps tree apply config kernel initramfs check stress compat boot run bench bench-cost bench-cost-at cover-letter \
 	checkpatch \
 	series-build clean distclean help
 
@@ -78,6 +79,9 @@ bench-cost: kernel initramfs
 
 bench-cost-at: kernel initramfs
 	@$(S)/bench-cost-at.sh
+
+cover-letter: tree
+	@$(S)/cover-letter.sh
 
 checkpatch: tree
 	@$(S)/checkpatch.sh

@@ -31,6 +31,9 @@ if [ "${SKIP_WARN_SELFTEST:-0}" != 1 ]; then
 	fi
 fi
 
+# The cover letter's figures, shortlog and diffstat are those of now
+"$TOP/scripts/cover-letter.sh" --check >> "$res"
+
 cat "$res"
 p=$(grep -c '^PASS' "$res"); f=$(grep -c '^FAIL' "$res"); s=$(grep -c '^SKIP' "$res")
 echo "$p passed, $f failed$([ "$s" -gt 0 ] && echo ", $s skipped")"

@@ -30,7 +30,10 @@ fi
 
 # Nothing to do when the series, its patches and the pristine tree are the
 # ones the current $TREE was derived from.
-sum=$( (echo "$have"; cat "$TOP/series"; cat "$TOP"/patches/* 2>/dev/null) | sha1sum | cut -c1-16)
+# (The cover letter, patches/0000-cover-letter.patch, is not applied.)
+sum=$( (echo "$have"; cat "$TOP/series"
+	ls "$TOP"/patches/*.patch | grep -v /0000-cover-letter.patch | xargs cat) |
+	sha1sum | cut -c1-16)
 if [ -f "$TREE/Makefile" ] && [ "$(cat "$CACHE/tree.sum" 2>/dev/null)" = "$sum" ]; then
 	echo "tree: $have at $TREE, series unchanged"
 	exit 0
