@@ -43,6 +43,7 @@
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include "numa_util.h"
 
@@ -63,25 +64,41 @@ struct nodes {
 	long n[NU_MAXNODE];
 };
 
-/* Sum of the N<node>=<pages> fields of /proc/PID/numa_maps.  0 or -errno. */
-static int numa_maps_nodes(pid_t pid, struct nodes *out)
+/*
+ * Read /proc/@pid/@file into @buf, whose pages are touched first: a read
+ * into them must not fault in pages of the process it measures.
+ * 0 or -errno.
+ */
+static int read_proc(pid_t pid, const char *file, char *buf, size_t size)
 {
-	static char buf[1 << 20];	/* static: no fault while reading */
-	char path[64], *line, *save;
+	char path[64];
 	ssize_t len;
 	int fd;
 
-	memset(out, 0, sizeof(*out));
-	memset(buf, 0, sizeof(buf));	/* its pages faulted in before */
-	snprintf(path, sizeof(path), "/proc/%d/numa_maps", pid);
+	memset(buf, 0, size);
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	len = nu_read_full(fd, buf, sizeof(buf) - 1);
+	len = nu_read_full(fd, buf, size - 1);
 	close(fd);
 	if (len < 0)
 		return -EIO;
 	buf[len] = '\0';
+	return 0;
+}
+
+/* Sum of the N<node>=<pages> fields of /proc/PID/numa_maps.  0 or -errno. */
+static int numa_maps_nodes(pid_t pid, struct nodes *out)
+{
+	static char buf[1 << 20];
+	char *line, *save;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = read_proc(pid, "numa_maps", buf, sizeof(buf));
+	if (r)
+		return r;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *tok, *s2;
@@ -105,22 +122,14 @@ static int numa_maps_nodes(pid_t pid, struct nodes *out)
 static int numa_rss_nodes(pid_t pid, struct nodes *out)
 {
 	static char buf[16384];
-	char path[64], *p;
 	long kb_per_page = nu_page_size() / 1024;
-	ssize_t len;
-	int fd;
+	char *p;
+	int r;
 
 	memset(out, 0, sizeof(*out));
-	memset(buf, 0, sizeof(buf));
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = nu_read_full(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len < 0)
-		return -EIO;
-	buf[len] = '\0';
+	r = read_proc(pid, "status", buf, sizeof(buf));
+	if (r)
+		return r;
 	p = strstr(buf, "\nNumaRss:\t");
 	if (!p)
 		return -ENOENT;
@@ -485,6 +494,8 @@ static void __attribute__((noreturn)) child_main(int out, size_t len,
 	char *p;
 	size_t i;
 
+	/* Gone with the test, whichever assertion ends it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	other = home == 0 ? 1 : 0;
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		 (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
@@ -582,6 +593,37 @@ out:
 	return r;
 }
 
+/*
+ * NUMA_MISPLACED @feature, then a kid with @len bytes off home (@shared:
+ * shmem); returns numad's walks before the kid started.
+ */
+static long long misplaced_start(struct __test_metadata *_metadata,
+				 struct kid *k, size_t len, int shared,
+				 int feature)
+{
+	long long walks;
+	int r;
+
+	ASSERT_EQ(0, nu_sched_feat_set(FEATURE, feature)) {
+		return -1;
+	}
+	walks = numad_stat(STAT_WALKS);
+	ASSERT_GE(walks, 0) {
+		return -1;
+	}
+	r = kid_start(k, len, shared);
+	ASSERT_EQ(0, r) {
+		TH_LOG("child: %s", strerror(-r));
+		return -1;
+	}
+	ASSERT_GE(k->home, 0) {
+		TH_LOG("the child has no home node");
+		kid_stop(k);
+		return -1;
+	}
+	return walks;
+}
+
 TEST_F_TIMEOUT(misplaced, fixed, RSS_TIMEOUT)
 {
 	const size_t len = 32 * MIB;
@@ -589,16 +631,11 @@ TEST_F_TIMEOUT(misplaced, fixed, RSS_TIMEOUT)
 	long long walks;
 	struct kid k = { 0 };
 	long home_pages = 0;
-	int i, r;
+	int i;
 
 	if (self->skip)
 		return;
-	ASSERT_EQ(0, nu_sched_feat_set(FEATURE, 1));
-	walks = numad_stat(STAT_WALKS);
-	ASSERT_GE(walks, 0);
-	r = kid_start(&k, len, 0);
-	ASSERT_EQ(0, r) TH_LOG("child: %s", strerror(-r));
-	ASSERT_GE(k.home, 0) TH_LOG("the child has no home node");
+	walks = misplaced_start(_metadata, &k, len, 0, 1);
 	EXPECT_EQ(npages, kid_on(&k, len, !k.home))
 		TH_LOG("first touch under MPOL_BIND went elsewhere");
 	/* Up to 50 intervals: walks, marks, touches, migrations */
@@ -622,15 +659,10 @@ TEST_F_TIMEOUT(misplaced, feature_off, RSS_TIMEOUT)
 	const long npages = len / 4096;
 	long long walks;
 	struct kid k = { 0 };
-	int r;
 
 	if (self->skip)
 		return;
-	ASSERT_EQ(0, nu_sched_feat_set(FEATURE, 0));
-	walks = numad_stat(STAT_WALKS);
-	r = kid_start(&k, len, 0);
-	ASSERT_EQ(0, r) TH_LOG("child: %s", strerror(-r));
-	ASSERT_GE(k.home, 0);
+	walks = misplaced_start(_metadata, &k, len, 0, 0);
 	ASSERT_EQ(0, wait_passes(10));
 	EXPECT_EQ(npages, kid_on(&k, len, !k.home));
 	EXPECT_EQ(walks, numad_stat(STAT_WALKS));
@@ -644,15 +676,11 @@ TEST_F_TIMEOUT(misplaced, backoff, RSS_TIMEOUT)
 	const long npages = len / 4096;
 	long long walks, first;
 	struct kid k = { 0 };
-	int i, r;
+	int i;
 
 	if (self->skip)
 		return;
-	ASSERT_EQ(0, nu_sched_feat_set(FEATURE, 1));
-	first = numad_stat(STAT_WALKS);
-	r = kid_start(&k, len, 1);
-	ASSERT_EQ(0, r) TH_LOG("child: %s", strerror(-r));
-	ASSERT_GE(k.home, 0);
+	first = misplaced_start(_metadata, &k, len, 1, 1);
 	/* The first walk, within a few intervals */
 	for (i = 0; i < 20 && numad_stat(STAT_WALKS) == first; i++)
 		ASSERT_EQ(0, wait_passes(1));
