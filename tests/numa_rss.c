@@ -34,6 +34,9 @@
  *                      intact, and numad counted walks.
  *   feature_off        the same with NUMA_MISPLACED off, observed for 10
  *                      intervals: every page stays, no walk.
+ *   sched_numa_off     the same with kernel.sched_numa=0: the child has no
+ *                      home node, and for 2 s (numad sleeps) nothing is
+ *                      walked or marked, every page stays.
  *   backoff            16 MiB of shared anonymous memory (shmem: numad does
  *                      not move it) off home: over 16 numad intervals numad
  *                      walks the process at most 6 times, not 16.
@@ -496,7 +499,7 @@ static void __attribute__((noreturn)) child_main(int out, size_t len,
 
 	/* Gone with the test, whichever assertion ends it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	other = home == 0 ? 1 : 0;
+	other = home == 0 ? 1 : 0;	/* no home (-1): node 1 */
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		 (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
 	if (home < 0 || p == MAP_FAILED)
@@ -666,6 +669,35 @@ TEST_F_TIMEOUT(misplaced, feature_off, RSS_TIMEOUT)
 	ASSERT_EQ(0, wait_passes(10));
 	EXPECT_EQ(npages, kid_on(&k, len, !k.home));
 	EXPECT_EQ(walks, numad_stat(STAT_WALKS));
+	EXPECT_EQ(-1, kid_verify(&k, len));
+	kid_stop(&k);
+}
+
+TEST_F_TIMEOUT(misplaced, sched_numa_off, RSS_TIMEOUT)
+{
+	const size_t len = 16 * MIB;
+	const long npages = len / 4096;
+	long long walks, marked;
+	struct kid k = { 0 };
+	int r;
+
+	if (self->skip)
+		return;
+	ASSERT_EQ(0, nu_sched_feat_set(FEATURE, 1));
+	ASSERT_EQ(0, nu_numa_sysctls_set(0));
+	walks = numad_stat(STAT_WALKS);
+	marked = nu_vmstat("numa_lazy_marked");
+	r = kid_start(&k, len, 0);
+	ASSERT_EQ(0, r) TH_LOG("child: %s", strerror(-r));
+	EXPECT_EQ(-1, k.home) TH_LOG("a home node with sched_numa=0");
+	/*
+	 * numad sleeps while sched/numa is off, so there are no intervals
+	 * to count: ten of the test's intervals' worth of reading instead.
+	 */
+	usleep(10 * 200 * 1000);
+	EXPECT_EQ(npages, kid_on(&k, len, 1));
+	EXPECT_EQ(walks, numad_stat(STAT_WALKS));
+	EXPECT_EQ(marked, nu_vmstat("numa_lazy_marked"));
 	EXPECT_EQ(-1, kid_verify(&k, len));
 	kid_stop(&k);
 }
