@@ -499,11 +499,11 @@ static void __attribute__((noreturn)) child_main(int out, size_t len,
 
 	/* Gone with the test, whichever assertion ends it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	other = home == 0 ? 1 : 0;	/* no home (-1): node 1 */
+	other = home == 0 ? 1 : 0;	/* no home (-1): node 0 */
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		 (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
-	if (home < 0 || p == MAP_FAILED)
-		_exit(1);
+	if (home < NU_HOME_NOLINE + 1 || p == MAP_FAILED)
+		_exit(1);	/* -1 (no home) is fine: sched_numa_off */
 	madvise(p, len, MADV_NOHUGEPAGE);
 	if (fill_on(p, len, other, 7))
 		_exit(2);
@@ -695,7 +695,7 @@ TEST_F_TIMEOUT(misplaced, sched_numa_off, RSS_TIMEOUT)
 	 * to count: ten of the test's intervals' worth of reading instead.
 	 */
 	usleep(10 * 200 * 1000);
-	EXPECT_EQ(npages, kid_on(&k, len, 1));
+	EXPECT_EQ(npages, kid_on(&k, len, 0));
 	EXPECT_EQ(walks, numad_stat(STAT_WALKS));
 	EXPECT_EQ(marked, nu_vmstat("numa_lazy_marked"));
 	EXPECT_EQ(-1, kid_verify(&k, len));
