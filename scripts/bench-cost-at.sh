@@ -12,14 +12,15 @@ btree=$CACHE/bisect-tree
 bbuild=$CACHE/bisect-build
 apply() {
 	rm -rf "$btree" && cp -al "$PRISTINE" "$btree" || return 1
-	local n=0 p
+	local n=0 p last=none
 	for p in $(grep -v '^[[:space:]]*#' "$TOP/series" | awk 'NF{print $1}'); do
-		n=$((n + 1))
-		[ "$n" -le "$at" ] || break
+		[ "$n" -lt "$at" ] || break
 		(cd "$btree" && patch -p1 -s --fuzz=0 < "$TOP/patches/$p") ||
 			{ echo "$p does not apply" >&2; return 1; }
+		n=$((n + 1))
+		last=$p
 	done
-	echo "applied $((n < at ? n : at)) patches, up to $p"
+	echo "applied $n patches, the last $last"
 }
 step "apply the first $at patches to $btree" apply || die "apply failed"
 mkdir -p "$bbuild/out" && cp "$BUILD/.config" "$bbuild/.config" || die "no config in $BUILD"
