@@ -21,6 +21,7 @@ apply() {
 		last=$p
 	done
 	echo "applied $n patches, the last $last"
+	mkdir -p "$bbuild" && echo "$last" > "$bbuild/last-patch"
 }
 step "apply the first $at patches to $btree" apply || die "apply failed"
 mkdir -p "$bbuild/out" && cp "$BUILD/.config" "$bbuild/.config" || die "no config in $BUILD"
@@ -32,5 +33,9 @@ step "build the kernel with $at patches" b || { tail -n 20 "$bbuild/build.log" >
 for f in initramfs.cpio.gz swap.img; do
 	ln -sf "$OUT/$f" "$bbuild/out/$f" || die "no $OUT/$f (make initramfs)"
 done
-env BUILD="$bbuild" OUT="$bbuild/out" COST_MD="$TOP/results/cost-at-$at.md" \
-	"$TOP/scripts/bench-cost.sh"
+md=$TOP/results/cost-at-$at.md
+env BUILD="$bbuild" OUT="$bbuild/out" COST_MD="$md" "$TOP/scripts/bench-cost.sh" || exit
+# Say which kernel the report is of, under its title
+sed -i "1a\\
+\\
+Kernel: the series' first $at patches, the last $(cat "$bbuild/last-patch")." "$md"
