@@ -75,12 +75,14 @@ scens=$(tr -d '\r' < "$log" | awk '/^##SERIES / && !seen[$2]++ { print $2 }')
 n=$(echo "$scens" | wc -w)
 [ "$n" -gt 0 ] || { echo "no ##SERIES lines in $log" >&2; exit 1; }
 {
-	echo "set terminal pngcairo size 680,$((240 * n)) font ',9'"
+	echo "set terminal pngcairo size 760,$((240 * n)) font ',9'"
 	echo "set output '$png'"
 	echo "set multiplot layout $n,1"
 	echo "set yrange [0:1.05]; set ylabel 'locality'; set xlabel 'seconds'"
 	# The legend outside the plot, where it hides no line.
-	echo "set key outside right top vertical"
+	echo "set key outside right top vertical samplen 3 width 2"
+	# The same plot width in every panel, whichever modes it shows
+	echo "set lmargin at screen 0.1; set rmargin at screen 0.78"
 	# One colour and dash style per mode, the same in every panel.
 	echo "set linetype 1 lc rgb '#808080' dt 2 lw 2"
 	echo "set linetype 2 lc rgb '#1f77b4' dt 4 lw 2"
