@@ -10,9 +10,10 @@ set -u
 at=${AT:?AT=N: the number of patches of the series to apply}
 btree=$CACHE/bisect-tree
 bbuild=$CACHE/bisect-build
+last=none	# the last patch applied, named in the report
 apply() {
 	rm -rf "$btree" && cp -al "$PRISTINE" "$btree" || return 1
-	local n=0 p last=none
+	local n=0 p
 	for p in $(grep -v '^[[:space:]]*#' "$TOP/series" | awk 'NF{print $1}'); do
 		[ "$n" -lt "$at" ] || break
 		(cd "$btree" && patch -p1 -s --fuzz=0 < "$TOP/patches/$p") ||
@@ -21,7 +22,6 @@ apply() {
 		last=$p
 	done
 	echo "applied $n patches, the last $last"
-	mkdir -p "$bbuild" && echo "$last" > "$bbuild/last-patch"
 }
 step "apply the first $at patches to $btree" apply || die "apply failed"
 mkdir -p "$bbuild/out" && cp "$BUILD/.config" "$bbuild/.config" || die "no config in $BUILD"
@@ -38,4 +38,4 @@ env BUILD="$bbuild" OUT="$bbuild/out" COST_MD="$md" "$TOP/scripts/bench-cost.sh"
 # Say which kernel the report is of, under its title
 sed -i "1a\\
 \\
-Kernel: the series' first $at patches, the last $(cat "$bbuild/last-patch")." "$md"
+Kernel: the series' first $at patches, the last $last." "$md"
