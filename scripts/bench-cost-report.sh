@@ -45,17 +45,21 @@ function human(ns) {
 }
 END {
 	ref = "unpatched/off"
-	ncol = split("unpatched/off patched/off unpatched/autonuma patched/autonuma patched/sched-numa", cols, " ")
-	split("6.1 unpatched|off|6.1 unpatched, autonuma|autonuma|sched-numa", names, "|")
+	ncol = split("unpatched/off patched/off unpatched/autonuma patched/autonuma patched/sched-numa patched/off-after-on", cols, " ")
+	split("6.1 unpatched|off|6.1 unpatched, autonuma|autonuma|sched-numa|off, after on", names, "|")
 	print "# What the series costs: hot paths against unpatched 6.1"
 	print ""
 	printf "make bench-cost, %s: %d boots of each kernel (alternating), each with a\n", when, nb
-	print "warm-up round and then interleaved rounds of every mode; the guest RAM"
-	print "preallocated by QEMU; TCG on a 2-core host.  The first column is the"
-	print "unpatched kernel with automatic NUMA balancing off, in time per operation;"
-	print "the others are ratios of medians to it (lower is better), \"±\" half the"
-	print "interquartile range over all rounds of both boots.  The autonuma rows of"
-	print "the two kernels compare the series with 6.1 when the user chose autonuma."
+	print "warm-up round and then interleaved rounds of the modes off and autonuma"
+	print "(sched/numa never on yet in the boot) and then, in the patched kernel,"
+	print "a warm-up round and interleaved rounds of sched-numa and \"off, after"
+	print "on\" (off again, the per-node counts that sched-numa started running:"
+	print "they go on until reboot); the guest RAM preallocated by QEMU; TCG on a"
+	print "2-core host.  The first column is the unpatched kernel with automatic"
+	print "NUMA balancing off, in time per operation; the others are ratios of"
+	print "medians to it (lower is better), \"±\" half the interquartile range over"
+	print "all rounds of both boots.  The autonuma rows of the two kernels compare"
+	print "the series with 6.1 when the user chose autonuma."
 	print ""
 	printf "| case |"; for (j = 1; j <= ncol; j++) printf " %s |", names[j]; print ""
 	printf "|---|"; for (j = 1; j <= ncol; j++) printf "---|"; print ""

@@ -6,7 +6,7 @@
  * Interface under test:
  *   /proc/PID/status has "NumaRss:\tN0=<kB> kB N1=<kB> kB": the pages the
  *   process maps on each node, counted where pages enter and leave its page
- *   tables.  Each node's figure is the sum of the N<node>= fields of
+ *   tables, in the processes made once sched/numa was first switched on.  Each node's figure is the sum of the N<node>= fields of
  *   /proc/PID/numa_maps (pages) over the process's mappings (no hugetlb
  *   here), exactly, whenever nothing changes the mappings meanwhile.
  *   With sched/numa on and the NUMA_MISPLACED feature, numad marks the
@@ -15,7 +15,14 @@
  *   walk that marked nothing, it backs off (1, 2, 4 ... intervals).
  *   /sys/kernel/debug/sched/numad counts the walks (misplaced_walks).
  *
- * numa_rss fixture, the counters (sched/numa off: they count anyway):
+ * numa_rss fixture, the counters (sched/numa off; counting started by
+ * start_counting() before the harness forks the tests):
+ *   counting_starts    counting starts the first time sched/numa is
+ *                      switched on: init (made at boot) has no counts unless
+ *                      booted with sched_numa=1, a process made before has
+ *                      none and its child made after has, and the switch
+ *                      races processes faulting, forking and exiting (make
+ *                      check runs this program first, tests/Makefile).
  *   matches_numa_maps  NumaRss == numa_maps after faults on both nodes (4K
  *                      and THP), migration both ways (mbind MOVE, 4K and
  *                      THP), a fork child's view before and after COW, the
@@ -233,6 +240,126 @@ __attribute__((constructor)) static void exec_check(void)
 	_exit(compare_nodes(getpid(), &a, &b) == 0 ? 0 : 1);
 }
 
+/*
+ * Counting starts the first time sched/numa is switched on in the boot.
+ * Before the harness forks a test, this switches it on once (and back),
+ * so that the tests' processes are counted.  When counting was off until
+ * then (make check runs this program first: tests/Makefile), it does so
+ * with CHURNERS processes faulting, forking and unmapping meanwhile, so
+ * that the switch races mms being made and torn down (a count gone wrong
+ * prints "BUG: Bad numa_rss state" at exit, which fails the run), and
+ * with one process made before, which the counting_starts test asks.
+ */
+#define CHURNERS	3
+
+static pid_t old_pid;			/* made before counting started */
+static int old_go[2], old_res[2];	/* to it, from it */
+static int start_failed;		/* -errno of the switch */
+static int churn_bad;			/* churners that failed */
+
+/* Does a process made now have a NumaRss: line?  1, 0 or -errno */
+static int counting_now(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct nodes n;
+
+		_exit(numa_rss_nodes(getpid(), &n) == 0 ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -ECHILD;
+	return WEXITSTATUS(status) == 0;
+}
+
+/* Fault, fork (the child COWs and exits) and unmap until killed */
+static void churn(int id)
+{
+	const size_t len = 2 * MIB;
+
+	for (uint64_t i = 0;; i++) {
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		pid_t pid;
+
+		if (p == MAP_FAILED)
+			_exit(1);
+		nu_fill(p, len, id * 1000 + i);
+		pid = fork();
+		if (pid == 0) {
+			memset(p, 0, len / 2);
+			_exit(nu_verify_range(p, len / 2, len / 2,
+					      id * 1000 + i) == -1 ? 0 : 1);
+		}
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid ||
+		    nu_verify(p, len, id * 1000 + i) != -1)
+			_exit(1);
+		munmap(p, len);
+	}
+}
+
+/* The process from before: when told, report whether it and a child it
+ * makes then have counts (0: it has none, the child has)
+ */
+static void old_process(void)
+{
+	struct nodes n;
+	char c, r = 0;
+	pid_t pid;
+	int status;
+
+	if (read(old_go[0], &c, 1) != 1)
+		_exit(1);
+	if (numa_rss_nodes(getpid(), &n) != -ENOENT)
+		r |= 1;
+	pid = fork();
+	if (pid == 0)
+		_exit(numa_rss_nodes(getpid(), &n) == 0 ? 0 : 1);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+	    !WIFEXITED(status) || WEXITSTATUS(status))
+		r |= 2;
+	_exit(write(old_res[1], &r, 1) == 1 ? 0 : 1);
+}
+
+__attribute__((constructor)) static void start_counting(void)
+{
+	struct nu_numa_sysctls sysctls;
+	pid_t churners[CHURNERS];
+	int i, status;
+
+	if (getenv(EXEC_ENV) || !nu_have_two_nodes() || counting_now() != 0)
+		return;
+	if (!pipe(old_go) && !pipe(old_res)) {
+		old_pid = fork();
+		if (old_pid == 0)
+			old_process();
+	}
+	for (i = 0; i < CHURNERS; i++) {
+		churners[i] = fork();
+		if (churners[i] == 0)
+			churn(i);
+	}
+	usleep(200 * 1000);
+	start_failed = nu_numa_sysctls_enter(&sysctls, 1);
+	if (!start_failed)
+		start_failed = nu_numa_sysctls_restore(&sysctls);
+	usleep(500 * 1000);
+	for (i = 0; i < CHURNERS; i++) {
+		if (churners[i] < 0) {
+			churn_bad++;
+			continue;
+		}
+		kill(churners[i], SIGKILL);
+		/* Killed is how it should end; exit(1) is a failed check */
+		if (waitpid(churners[i], &status, 0) != churners[i] ||
+		    !WIFSIGNALED(status))
+			churn_bad++;
+	}
+}
+
 FIXTURE(numa_rss) {
 	int skip;
 };
@@ -252,6 +379,42 @@ FIXTURE_SETUP(numa_rss)
 
 FIXTURE_TEARDOWN(numa_rss)
 {
+}
+
+/*
+ * Counting starts with sched/numa: init, made at boot, has no counts
+ * unless sched_numa=1 was on the command line; a process made after has.
+ * If counting started in this program's constructor: it started without
+ * a failed check in the processes churning meanwhile, and the process
+ * made before it has no counts while a child it makes after has.
+ */
+TEST_F(numa_rss, counting_starts)
+{
+	char cmdline[4096];
+	struct nodes n;
+	int booted_on, r;
+	char c = 1;
+
+	if (self->skip)
+		return;
+	ASSERT_EQ(0, nu_read_file("/proc/cmdline", cmdline, sizeof(cmdline)));
+	booted_on = strstr(cmdline, "sched_numa=1") != NULL;
+	r = numa_rss_nodes(1, &n);
+	EXPECT_EQ(booted_on ? 0 : -ENOENT, r)
+		TH_LOG("init's NumaRss: line (sched_numa=1 at boot: %d)",
+		       booted_on);
+	EXPECT_EQ(1, counting_now());
+	EXPECT_EQ(0, start_failed);
+	if (!old_pid) {
+		TH_LOG("counting was on before this program started: the race and the process from before not run");
+		return;
+	}
+	EXPECT_EQ(0, churn_bad);
+	ASSERT_GT(old_pid, 0);
+	ASSERT_EQ(1, write(old_go[1], &c, 1));
+	ASSERT_EQ(1, read(old_res[0], &c, 1));
+	EXPECT_EQ(0, c)
+		TH_LOG("bit 0: the process from before has counts; bit 1: its child made after has none");
 }
 
 TEST_F_TIMEOUT(numa_rss, matches_numa_maps, RSS_TIMEOUT)

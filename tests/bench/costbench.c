@@ -37,14 +37,22 @@
  *
  * Modes: off (kernel.numa_balancing=0, kernel.sched_numa=0), autonuma
  * (numa_balancing=1) and sched-numa (sched_numa=1); those the kernel has.
- * Every round runs every mode (in an order rotated per round) and every
- * case in it, so that a change of the host's load spreads over all modes
- * instead of landing on one; the host side takes the median per case and
- * mode and the spread over rounds (scripts/bench-cost.sh).
+ * Every round runs every mode of its phase (in an order rotated per
+ * round) and every case in it, so that a change of the host's load
+ * spreads over all modes instead of landing on one; the host side takes
+ * the median per case and mode and the spread over rounds
+ * (scripts/bench-cost.sh).
  *
- * A first, warm-up round (round=0, which the report skips) runs every mode
- * and case once: the first touch of most of the guest's memory, the page
- * cache of the exec'd binary and the slab caches then cost nothing later.
+ * Two phases, because switching sched/numa on for the first time has an
+ * effect that lasts: it starts the per-node resident counts (NumaRss),
+ * kept until reboot.  Phase 1 runs off and autonuma, sched/numa never on
+ * in the boot; phase 2, if the kernel has sched/numa, runs sched-numa and
+ * off-after-on (off, with the counts started by the sched-numa rounds).
+ *
+ * Each phase begins with a warm-up round (round=0, which the report
+ * skips) of every mode and case: the first touch of most of the guest's
+ * memory, the page cache of the exec'd binary and the slab caches then
+ * cost nothing later.
  *
  * Usage: costbench [-r ROUNDS] [-c case,case,...]
  */
@@ -459,6 +467,7 @@ static const struct mode modes[] = {
 	{ "off", "0", "0" },
 	{ "autonuma", "1", "0" },
 	{ "sched-numa", "0", "1" },
+	{ "off-after-on", "0", "0" },
 };
 
 static int set_mode(const struct mode *m)
@@ -487,37 +496,13 @@ static int selected(const char *list, const char *name)
 	return !list;
 }
 
-int main(int argc, char **argv)
+/* Rounds 0 (warm-up) to @rounds of the @nmodes modes of @phase */
+static void run_phase(const struct mode **phase, int nmodes, int rounds,
+		      const char *only)
 {
-	const char *only = NULL;
-	int rounds = 7, opt, nmodes = 0;
-	const struct mode *avail[3];
-
-	if (argc == 2 && !strcmp(argv[1], "--exit"))
-		return 0;	/* the fork-exec case's child */
-	while ((opt = getopt(argc, argv, "r:c:")) != -1) {
-		if (opt == 'r')
-			rounds = atoi(optarg);
-		else if (opt == 'c')
-			only = optarg;
-		else {
-			fprintf(stderr, "usage: costbench [-r rounds] [-c case,...]\n");
-			return 2;
-		}
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (unsigned int i = 0; i < 3; i++)
-		if (!set_mode(&modes[i]))
-			avail[nmodes++] = &modes[i];
-	printf("# costbench: %s, %d rounds, modes:", nu_have_two_nodes() ?
-	       "two nodes" : "one node", rounds);
-	for (int i = 0; i < nmodes; i++)
-		printf(" %s", avail[i]->name);
-	printf("\n");
-
-	for (int r = 0; r <= rounds; r++) {	/* round 0: warm-up */
+	for (int r = 0; r <= rounds; r++) {
 		for (int k = 0; k < nmodes; k++) {
-			const struct mode *m = avail[(r + k) % nmodes];
+			const struct mode *m = phase[(r + k) % nmodes];
 
 			if (set_mode(m))
 				die("setting the mode");
@@ -533,6 +518,50 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = NULL;
+	int rounds = 7, opt, n1 = 0, n2 = 0;
+	const struct mode *phase1[2], *phase2[2];
+
+	if (argc == 2 && !strcmp(argv[1], "--exit"))
+		return 0;	/* the fork-exec case's child */
+	while ((opt = getopt(argc, argv, "r:c:")) != -1) {
+		if (opt == 'r')
+			rounds = atoi(optarg);
+		else if (opt == 'c')
+			only = optarg;
+		else {
+			fprintf(stderr, "usage: costbench [-r rounds] [-c case,...]\n");
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Not by setting sched-numa: that would start the counts */
+	phase1[n1++] = &modes[0];
+	if (!set_mode(&modes[1]))
+		phase1[n1++] = &modes[1];
+	if (set_mode(&modes[0]))
+		die("setting the mode");
+	if (access(NU_SCHED_NUMA, W_OK) == 0) {
+		phase2[n2++] = &modes[2];
+		phase2[n2++] = &modes[3];
+	}
+	printf("# costbench: %s, %d rounds, modes:", nu_have_two_nodes() ?
+	       "two nodes" : "one node", rounds);
+	for (int i = 0; i < n1; i++)
+		printf(" %s", phase1[i]->name);
+	if (n2)
+		printf(", then");
+	for (int i = 0; i < n2; i++)
+		printf(" %s", phase2[i]->name);
+	printf("\n");
+
+	run_phase(phase1, n1, rounds, only);
+	if (n2)
+		run_phase(phase2, n2, rounds, only);
 	set_mode(&modes[0]);
 	printf("ok 1 costbench\n");
 	return 0;
