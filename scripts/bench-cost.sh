@@ -4,9 +4,12 @@
 # built with the same configuration (the kernel of make compat).  Each
 # kernel is booted COST_BOOTS (2) times, alternately, with the guest's RAM
 # preallocated by QEMU; every boot runs COST_ROUNDS (7) interleaved rounds
-# of every mode and case after a warm-up round.  Writes results/cost.md
-# (ratios of medians to the unpatched kernel, spreads, boot-to-boot
-# repeatability, and the bytes the series adds to the structures it grows).
+# of every mode and case after a warm-up round, in two phases: off and
+# autonuma first, then sched-numa and off again ("off-after-on"), because
+# the first switch-on starts the per-node counts for good (costbench.c).
+# Writes results/cost.md (ratios of medians to the unpatched kernel,
+# spreads, boot-to-boot repeatability, and the bytes the series adds to
+# the structures it grows).
 #
 # COST_REPORT_ONLY=1 writes the report again from the logs of the last run;
 # COST_CASES=a,b runs only those cases (to bisect one figure); BUILD= and
