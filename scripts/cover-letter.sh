@@ -24,12 +24,13 @@ locality() {
 		}' "$TOP/results/bench.md"
 }
 # The first table of results/cost.md, without the unpatched autonuma column
+# ("off-after-on": off again, once sched-numa has started the counts)
 cost() {
 	awk -F'|' '
 		function t(s) { gsub(/^ +| +$/, "", s); gsub(/±/, "+-", s); return s }
 		/^\| case/ { n++ }
 		n == 1 && /^\| [a-z]/ && t($2) != "case" {
-			printf "%-13s %-15s %-12s %-12s %s\n", t($2), t($3), t($4), t($6), t($7)
+			printf "%-13s %-15s %-12s %-12s %-12s %s\n", t($2), t($3), t($4), t($6), t($7), t($8)
 		}' "$TOP/results/cost.md"
 }
 # git shortlog: subjects per author, in series order
@@ -55,7 +56,7 @@ body() {
 	echo "Subject: [PATCH 00/$n] sched/numa: home nodes, numad and NUMA groups for 6.1"
 	echo
 	awk -v loc="$(printf '%-15s %-15s %-19s %-19s %s\n' scenario measure off autonuma sched-numa; locality)" \
-	    -v cost="$(printf '%-13s %-15s %-12s %-12s %s\n' case '6.1' off autonuma sched-numa; cost)" \
+	    -v cost="$(printf '%-13s %-15s %-12s %-12s %-12s %s\n' case '6.1' off autonuma sched-numa 'off-after-on'; cost)" \
 	    -v slog="$(shortlog)" -v dstat="$(diffs)" '
 		$0 == "@LOCALITY@" { print loc; next }
 		$0 == "@COST@" { print cost; next }
