@@ -58,7 +58,7 @@ END {
 	print "2-core host.  The first column is the unpatched kernel with automatic"
 	print "NUMA balancing off, in time per operation; the others are ratios of"
 	print "medians to it (lower is better), \"±\" half the interquartile range over"
-	print "all rounds of both boots.  The autonuma rows of the two kernels compare"
+	print "all rounds of all boots.  The autonuma rows of the two kernels compare"
 	print "the series with 6.1 when the user chose autonuma."
 	print ""
 	printf "| case |"; for (j = 1; j <= ncol; j++) printf " %s |", names[j]; print ""
