@@ -308,18 +308,12 @@ static void old_process(void)
 {
 	struct nodes n;
 	char c, r = 0;
-	pid_t pid;
-	int status;
 
 	if (read(old_go[0], &c, 1) != 1)
 		_exit(1);
 	if (numa_rss_nodes(getpid(), &n) != -ENOENT)
 		r |= 1;
-	pid = fork();
-	if (pid == 0)
-		_exit(numa_rss_nodes(getpid(), &n) == 0 ? 0 : 1);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
-	    !WIFEXITED(status) || WEXITSTATUS(status))
+	if (counting_now() != 1)
 		r |= 2;
 	_exit(write(old_res[1], &r, 1) == 1 ? 0 : 1);
 }
