@@ -7,6 +7,7 @@
 #   make compat   memory-policy tests on the patched and the unpatched kernel
 #   make bench-cost  hot-path costs against the unpatched kernel: results/cost.md
 #   make bench-cost-at AT=N [COST_CASES=a,b]  the same with the first N patches
+#   make int3-experiment  static key flips on QEMU 7.2 and the new QEMU: results/int3.md
 #   make boot     interactive shell in the guest
 #   make apply KSRC=/path/to/linux-6.1   apply the series to your own tree
 #   make checkpatch                      scripts/checkpatch.pl on every patch
@@ -24,13 +25,14 @@ export CACHE DEBUG
 S := scripts
 
 .PHONY: all deps tree apply config kernel initramfs check stress compat boot run bench bench-cost bench-cost-at cover-letter \
+	int3-experiment \
 	checkpatch \
 	series-build clean distclean help
 
 all: check
 
 help:
-	@sed -n '2,16s/^# \{0,1\}//p' Makefile
+	@sed -n '2,17s/^# \{0,1\}//p' Makefile
 
 deps:
 	@$(S)/deps.sh
@@ -79,6 +81,9 @@ bench-cost: kernel initramfs
 
 bench-cost-at: kernel initramfs
 	@$(S)/bench-cost-at.sh
+
+int3-experiment: kernel initramfs
+	@$(S)/int3-experiment.sh
 
 cover-letter: tree
 	@$(S)/cover-letter.sh

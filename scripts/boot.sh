@@ -14,7 +14,8 @@ LOG=${LOG:-$OUT/console.log}
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-900}
 [ "$DEBUG" = 1 ] && BOOT_TIMEOUT=${BOOT_TIMEOUT_DEBUG:-2400}
 
-qemu=$(command -v qemu-system-x86_64) || die "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (make deps)"
+# QEMU=path: another QEMU binary (the int3 experiment runs QEMU 7.2 so)
+qemu=${QEMU:-$(command -v qemu-system-x86_64)} || die "qemu-system-x86_64 missing: apt-get install qemu-system-x86 (make deps)"
 kernel=$BUILD/arch/x86/boot/bzImage
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel' first"
 [ -f "$OUT/initramfs.cpio.gz" ] || die "no initramfs: run 'make initramfs' first"
@@ -41,13 +42,18 @@ cpu=max; [ $accel = kvm ] && cpu=host
 swapimg=$OUT/swap.img
 rm -f "$swapimg" && truncate -s 256M "$swapimg" || die "cannot create $swapimg"
 
-append="console=ttyS0 loglevel=5 panic=-1 rdinit=/init sntests=$tests ${APPEND:-}"
+# init_on_alloc=0: Debian's kernel zeroes every allocation by default
+# (INIT_ON_ALLOC_DEFAULT_ON), which would hide a field left uninitialised;
+# the series must be correct without that hardening.
+append="console=ttyS0 loglevel=5 panic=-1 rdinit=/init init_on_alloc=0 sntests=$tests ${APPEND:-}"
 # The debug kernel under TCG: with KASAN and kmemleak saving a stack trace
 # per allocation, the boot's ACPI table parsing runs 25-30 s of guest time
 # in one initcall without rescheduling, and the soft-lockup (2 x
 # watchdog_thresh = 20 s) and RCU stall (21 s) detectors fire on emulation
 # speed.  120 s still catches a CPU that is stuck for good.
-[ "$DEBUG" = 1 ] && append="$append watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
+# The hung-task detector (30 s in kconfig-fragments/distro.config) gets
+# 120 s there for the same reason.
+[ "$DEBUG" = 1 ] && append="$append watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 sysctl.kernel.hung_task_timeout_secs=120"
 [ $interactive = 1 ] && append="$append snshell=1"
 # PREALLOC=1 (make bench-cost): QEMU touches the guest's RAM before the
 # boot, so that no benchmark pays for the host's first touch of it.

@@ -7,6 +7,7 @@ set -u
 pat='Kernel panic|Oops|general protection fault|WARNING:|BUG:|KASAN:|UBSAN:'
 pat="$pat|suspicious RCU usage|possible (circular|recursive) locking|inconsistent lock state"
 pat="$pat|unreferenced object|blocked for more than|rcu: INFO|self-detected stall|Call Trace:"
+pat="$pat|soft lockup|int3: |invalid opcode:"
 hits=$(grep -naE "$pat" "$1")
 [ -z "$hits" ] && exit 0
 echo "console: kernel reported problems ($(echo "$hits" | wc -l) lines) in $1:" >&2

@@ -257,7 +257,7 @@ static int ng_dbg_scan(ng_visit_fn *fn, void *arg)
 			header = 1;
 			continue;
 		}
-		if (line[strspn(line, " \t\n")] == '\0')
+		if (line[strspn(line, " \t\n")] == '\0' || line[0] == '#')
 			continue;
 		if (sscanf(line, "%d %d %d %ld %ld %ld %ld %c", &in.id,
 			   &in.node, &in.nr_tasks, &in.anon, &in.file,
@@ -3228,6 +3228,242 @@ TEST_F_TIMEOUT(ng, mbind_default_unbinds, NG_TIMEOUT)
 	expect_gone(_metadata, g, "after mbind(MPOL_DEFAULT) of its range");
 	EXPECT_EQ(-1, nu_verify(buf, 16 * ps, SEED));
 	nu_free(buf, 16);
+}
+
+/* ------------------------------------------------------------------ */
+/* The third review's findings (group ids, the RSS hooks' key, exited
+ * leaders). */
+
+/*
+ * "# ngroup_rss_key N" of the debugfs listing: how many groups hold the
+ * RSS hooks on; -1 if there is no such line.
+ */
+static int ng_rss_key(void)
+{
+	char line[256];
+	int n = -1;
+	FILE *f = fopen(NG_DEBUGFS, "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "# ngroup_rss_key %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/*
+ * A freed group's id is not handed out again soon: a child makes a group
+ * and exits; the ids of the next groups are all new and increasing.
+ * With xa_alloc() (lowest free id) the child's id came back at once.
+ */
+TEST_F_TIMEOUT(ng, ids_not_reused, NG_TIMEOUT)
+{
+	int fd[2], status, i, prev, id, first = -1;
+	pid_t pid;
+
+	NU_RETURN_IF_SKIPPED();
+	ASSERT_EQ(0, pipe2(fd, O_CLOEXEC));
+	pid = kid_fork(_metadata, self);
+	if (pid == 0) {
+		int g = ng_tbind(0, MS_ID_NEW, 0);
+
+		_exit(nu_write_full(fd[1], &g, sizeof(g)) == sizeof(g) ? 0 : 1);
+	}
+	close(fd[1]);
+	ASSERT_EQ((ssize_t)sizeof(first),
+		  nu_read_full(fd[0], &first, sizeof(first)));
+	close(fd[0]);
+	status = kid_wait(_metadata, self, pid);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_LE(1, first) TH_LOG("child's numa_tbind(0, MS_ID_NEW, 0): %d",
+				   first);
+	expect_gone(_metadata, first, "after its only thread exited");
+
+	/* Each new group frees the previous one (its only thread leaves) */
+	prev = first;
+	for (i = 0; i < 64; i++) {
+		id = new_group(_metadata, "main thread");
+		EXPECT_NE(first, id)
+			TH_LOG("group %d of the exited child named again (new group %d)",
+			       first, i);
+		EXPECT_LT(prev, id)
+			TH_LOG("new group %d: id %d after %d", i, id, prev);
+		prev = id;
+	}
+}
+
+/*
+ * The RSS hooks' static key is held by groups that exist, and only by
+ * them: while sched/numa is off, numa_tbind(0, MS_ID_NEW, 0) fails with
+ * EOPNOTSUPP and patches no code.  Before, the call took the key before
+ * it checked kernel.sched_numa and dropped it a second later
+ * (static_branch_slow_dec_deferred()), so an unprivileged loop made the
+ * kernel patch its text (text_poke_bp(), an IPI to every CPU) about once
+ * a second; right after such a loop the key read 1.  The positive half
+ * proves the key is seen: a group holds it.
+ */
+TEST_F_TIMEOUT(ng, rss_key_only_with_groups, NG_TIMEOUT)
+{
+	int fd[2], status, key, i;
+	long long t0;
+	pid_t pid;
+	char c;
+
+	NU_RETURN_IF_SKIPPED();
+	if (!ng_have_dbg)
+		SKIP(return, "no %s", NG_DEBUGFS);
+	ASSERT_LE(0, ng_rss_key()) TH_LOG("no '# ngroup_rss_key' line in %s",
+					  NG_DEBUGFS);
+
+	/* A group holds the key: a child makes one and looks */
+	pid = kid_fork(_metadata, self);
+	if (pid == 0)
+		_exit(ng_tbind(0, MS_ID_NEW, 0) >= 1 && ng_rss_key() >= 1 ? 0 : 1);
+	status = kid_wait(_metadata, self, pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("a live group did not hold ngroup_rss_key");
+	/* Its group is gone with it; the key drops a second later */
+	t0 = now_ms();
+	while ((key = ng_rss_key()) != 0 && now_ms() - t0 < GONE_GUARD_MS)
+		sleep_ms(POLL_MS);
+	ASSERT_EQ(0, key) TH_LOG("no group alive, ngroup_rss_key %d after %d ms",
+				 key, GONE_GUARD_MS);
+
+	/* sched/numa off: an unprivileged MS_ID_NEW loop */
+	ASSERT_EQ(0, nu_numa_sysctls_set(0));
+	ASSERT_EQ(0, pipe2(fd, O_CLOEXEC));
+	pid = kid_fork(_metadata, self);
+	if (pid == 0) {
+		int bad = 0;
+
+		close(fd[0]);
+		if (drop_to_nobody())
+			_exit(0xfe);
+		for (i = 0; i < 2000; i++) {
+			errno = 0;
+			if (ng_tbind(0, MS_ID_NEW, 0) != -1 ||
+			    errno != EOPNOTSUPP)
+				bad++;
+		}
+		c = bad ? 'B' : 'D';
+		nu_write_full(fd[1], &c, 1);
+		_exit(0);
+	}
+	close(fd[1]);
+	c = 0;
+	ASSERT_EQ(1, nu_read_full(fd[0], &c, 1));
+	key = ng_rss_key();
+	close(fd[0]);
+	kid_wait(_metadata, self, pid);
+	EXPECT_EQ('D', c) TH_LOG("uid %d: numa_tbind(0, MS_ID_NEW, 0) did not fail with EOPNOTSUPP while sched/numa was off",
+				 NOBODY);
+	EXPECT_EQ(0, key) TH_LOG("right after 2000 failed MS_ID_NEW calls: ngroup_rss_key %d",
+				 key);
+}
+
+/*
+ * Joining a group of another process needs ptrace access to a live thread
+ * of the creator's process.  Once the creator's leader has exited (other
+ * threads live on), the leader has no mm and __ptrace_may_access() would
+ * skip the creator's dumpable test: a same-uid process could join a group
+ * of a process that is not dumpable.
+ */
+struct le_shared {
+	int g;
+	volatile int joined;	/* 1: the second thread joined, -1: failed */
+};
+
+static void *le_thread(void *arg)
+{
+	struct le_shared *sh = arg;
+
+	sh->joined = ng_tbind(nu_gettid(), sh->g, 0) == sh->g ? 1 : -1;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+TEST_F_TIMEOUT(ng, eperm_creator_leader_exited, NG_TIMEOUT)
+{
+	struct le_shared *sh;
+	pid_t creator, joiner;
+	int status, fd[2];
+	long r;
+	int e;
+
+	NU_RETURN_IF_SKIPPED();
+	sh = shared_zalloc(_metadata, sizeof(*sh));
+	ASSERT_EQ(0, pipe2(fd, O_CLOEXEC));
+	creator = kid_fork(_metadata, self);
+	if (creator == 0) {
+		pthread_t t;
+		char c = 'R';
+
+		if (drop_to_nobody())
+			_exit(0xfe);
+		prctl(PR_SET_DUMPABLE, 0);
+		sh->g = ng_tbind(0, MS_ID_NEW, 0);
+		if (sh->g < 1)
+			_exit(0xfd);
+		/* A second thread joins, so the group outlives the leader */
+		if (pthread_create(&t, NULL, le_thread, sh))
+			_exit(0xfc);
+		while (!sh->joined)
+			sched_yield();
+		if (sh->joined < 0)
+			_exit(0xfb);
+		nu_write_full(fd[1], &c, 1);
+		pthread_exit(NULL);
+	}
+	close(fd[1]);
+	{
+		char c;
+
+		ASSERT_EQ(1, nu_read_full(fd[0], &c, 1))
+			TH_LOG("the creator did not get going");
+	}
+	close(fd[0]);
+	ASSERT_LE(1, sh->g) TH_LOG("creator's group: %d", sh->g);
+	/* Wait until the leader is a zombie: "Z" in /proc/PID/stat */
+	{
+		long long t0 = now_ms();
+		char state = 0;
+
+		while (now_ms() - t0 < GONE_GUARD_MS) {
+			char buf[512], path[64], *p;
+
+			snprintf(path, sizeof(path), "/proc/%d/stat", creator);
+			if (!nu_read_file(path, buf, sizeof(buf)) &&
+			    (p = strrchr(buf, ')')) && p[1] == ' ') {
+				state = p[2];
+				if (state == 'Z')
+					break;
+			}
+			sleep_ms(POLL_MS);
+		}
+		ASSERT_EQ('Z', state) TH_LOG("creator's leader state %c", state);
+	}
+
+	joiner = kid_fork(_metadata, self);
+	if (joiner == 0) {
+		if (drop_to_nobody())
+			_exit(0xfe);
+		errno = 0;
+		r = ng_tbind(0, sh->g, 0);
+		e = errno;
+		_exit(r == -1 && e == EPERM ? 0 : r == sh->g ? 1 : 2);
+	}
+	status = kid_wait(_metadata, self, joiner);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("uid %d joined group %d of a non-dumpable process whose leader exited (%s)",
+		       NOBODY, sh->g,
+		       WEXITSTATUS(status) == 1 ? "it joined" : "another error");
+	kill(creator, SIGKILL);
+	kid_wait(_metadata, self, creator);
+	munmap(sh, sizeof(*sh));
 }
 
 TEST_HARNESS_MAIN

@@ -1549,4 +1549,93 @@ TEST_F_TIMEOUT(numad, hotplug_node, LONG_TIMEOUT)
 		kid_do(_metadata, &self->kid[i], OP_PING, &rep);
 }
 
+/*
+ * Sysctl writes against CPU hotplug of node 1's last CPU.  The sysctl
+ * handlers flip static keys with sched_numa_mutex held; with JUMP_LABEL a
+ * flip takes the CPU hotplug lock for reading, while CPU hotplug's
+ * teardown, holding it for writing, waits in kthread_stop() for a numad
+ * that waits for the mutex: every one of them hung for good (the
+ * hung-task detector reported cpuhp/3, numad/0, numad/1 and the writers).
+ * The CPU hotplug lock now comes first.  One CPU of node 1 stays offline
+ * so that each cycle of the other stops and starts numad/1; a child
+ * writes kernel.numa_balancing=0 (a key flip that changes nothing still
+ * takes the lock) and switches sched/numa off and on; four spinners keep
+ * the numads busy at a 100 ms interval.  Passes when every write and
+ * every hotplug cycle returns, numad/1 is back and sched/numa is on.
+ */
+#define HP_CYCLES	60
+
+TEST_F_TIMEOUT(numad, hotplug_vs_sysctl, LONG_TIMEOUT)
+{
+	cpu_set_t n1 = self->node_cpus[1];
+	int cpus[2], ncpu = 0, cpu, i, r, n, status, fails = 0;
+	pid_t writer;
+	char val[16];
+
+	NU_RETURN_IF_SKIPPED();
+	for (cpu = 0; cpu < CPU_SETSIZE && ncpu < 2; cpu++) {
+		if (!CPU_ISSET(cpu, &n1))
+			continue;
+		if (access(online_path(cpu), W_OK))
+			SKIP(return, "CPU %d of node 1 cannot go offline", cpu);
+		ASSERT_EQ(0, nu_read_file(online_path(cpu), val, sizeof(val)));
+		if (strcmp(val, "1"))
+			SKIP(return, "CPU %d of node 1 is offline already", cpu);
+		cpus[ncpu++] = cpu;
+	}
+	if (ncpu < 2)
+		SKIP(return, "node 1 needs two CPUs");
+	EXPECT_WRITE(0, INTERVAL, "100");
+	start_victims(_metadata, self, &victim_cfg, 4, 0);
+
+	r = nu_write_file(online_path(cpus[0]), "0");
+	ASSERT_EQ(0, r) TH_LOG("offline CPU %d: %s", cpus[0], strerror(-r));
+	CPU_SET(cpus[0], &self->offlined);	/* teardown brings it back */
+
+	fflush(stdout);
+	fflush(stderr);
+	writer = fork();
+	ASSERT_LE(0, writer);
+	if (writer == 0) {
+		int bad = 0;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;) {
+			bad += !!nu_write_file(NU_BALANCING, "0");
+			bad += !!nu_write_file(NU_SCHED_NUMA, "0");
+			bad += !!nu_write_file(NU_BALANCING, "0");
+			bad += !!nu_write_file(NU_SCHED_NUMA, "1");
+			if (bad)
+				_exit(1);
+		}
+	}
+	for (i = 0; i < HP_CYCLES; i++) {
+		r = nu_write_file(online_path(cpus[1]), "0");
+		if (r) {
+			TH_LOG("cycle %d: offline CPU %d: %s", i, cpus[1],
+			       strerror(-r));
+			fails++;
+			continue;
+		}
+		r = nu_write_file(online_path(cpus[1]), "1");
+		if (r) {
+			TH_LOG("cycle %d: online CPU %d: %s", i, cpus[1],
+			       strerror(-r));
+			fails++;
+			break;
+		}
+	}
+	ASSERT_EQ(0, waitpid(writer, &status, WNOHANG))
+		TH_LOG("the sysctl writer stopped: status 0x%x", status);
+	kill(writer, SIGKILL);
+	ASSERT_EQ(writer, waitpid(writer, &status, 0));
+	EXPECT_EQ(0, fails);
+	/* The writer may have stopped between its two sched_numa writes */
+	EXPECT_WRITE(0, NU_SCHED_NUMA, "1");
+	expect_sysctl(_metadata, NU_SCHED_NUMA, "1", "after the cycles");
+	numad_pid(1, &n);
+	EXPECT_EQ(1, n) TH_LOG("%d tasks called numad/1 with CPU %d online",
+			       n, cpus[1]);
+}
+
 TEST_HARNESS_MAIN
