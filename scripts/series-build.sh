@@ -2,6 +2,10 @@
 # Build the kernel after every patch of the series (bisectability), in a
 # separate tree and build directory ($CACHE/bisect-*), reusing ccache.
 # FROM=N applies every patch but builds only from the N-th on (resuming).
+# OBJS=1: instead of a bzImage, compile after each patch only the C files
+# it touches that this config builds, and the series' core files
+# (SERIES_OBJS): a quick check that catches what does not compile, not
+# what does not link.
 set -u
 . "$(dirname "$0")/lib.sh"
 btree=$CACHE/bisect-tree
@@ -15,8 +19,26 @@ for p in $(grep -v '^[[:space:]]*#' "$TOP/series" | awk 'NF{print $1}'); do
 	(cd "$btree" && patch -p1 -s --fuzz=0 < "$TOP/patches/$p") || die "patch $p does not apply"
 	# FROM=N: resume, building only from the N-th patch on
 	[ "$n" -lt "${FROM:-1}" ] && continue
+	targets=bzImage
+	if [ "${OBJS:-0}" = 1 ]; then
+		targets=
+		for o in $(sed -n 's|^+++ b/\(.*\)\.c$|\1.o|p' "$TOP/patches/$p") \
+			 ${SERIES_OBJS:-kernel/sched/core.o kernel/sched/fair.o kernel/sched/numa.o \
+			   kernel/sched/build_utility.o mm/mempolicy.o kernel/fork.o mm/memory.o \
+			   arch/x86/entry/common.o arch/x86/entry/syscall_64.o arch/x86/entry/syscall_x32.o}; do
+			# only what this config builds: the full build ($CACHE/build) has it
+			[ -f "$CACHE/build/$o" ] && [ -f "$btree/${o%.o}.c" ] && targets="$targets $o"
+		done
+		targets=$(echo $targets | tr ' ' '\n' | sort -u | xargs)
+	fi
 	b() { flock "$CACHE/build.lock" make -s -C "$btree" O="$bbuild" CC="ccache gcc" \
-		-j$(( $(nproc) + 1 )) olddefconfig bzImage > "$bbuild/build.log" 2>&1; }
-	step "build after $n: $p" b || { tail -n 20 "$bbuild/build.log" >&2; die "build fails after $p"; }
+		-j$(( $(nproc) + 1 )) olddefconfig $targets > "$bbuild/build.log" 2>&1; }
+	step "build after $n: $p${OBJS:+ (objects: $targets)}" b ||
+		{ tail -n 20 "$bbuild/build.log" >&2; die "build fails after $p"; }
+	grep -E 'warning:' "$bbuild/build.log" | head -n 10
 done
-echo "kernel builds after each of the $n patches"
+if [ "${OBJS:-0}" = 1 ]; then
+	echo "the files each of the $n patches touches compile after it"
+else
+	echo "kernel builds after each of the $n patches"
+fi
