@@ -47,7 +47,7 @@ for arm in $arms; do
 		secs=$((secs + $(date +%s) - t0))
 		if grep -qa 'int3: ' "$log"; then
 			int3=$((int3 + 1)); v="int3 at $(grep -aom1 'RIP: 0010:[^ ]*' "$log" | head -n1 | cut -d: -f3)"
-		elif grep -qa '^ok 1 global.flip_under_load' "$log" && "$TOP/scripts/check-console.sh" "$log" 2>/dev/null; then
+		elif grep -qa '^ok 1 sk.flip_under_load' "$log" && "$TOP/scripts/check-console.sh" "$log" 2>/dev/null; then
 			pass=$((pass + 1)); v=pass
 		else
 			other=$((other + 1)); v=failed

@@ -25,7 +25,9 @@
 #define _GNU_SOURCE
 #include "numa_util.h"
 
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #pragma GCC diagnostic push
@@ -67,9 +69,21 @@ static int set_middle(char *p, size_t ps, int loops)
 	return 0;
 }
 
-/* TEST() has a parameter (variant) that a plain test does not use */
+/* The harness's fixture functions have parameters these do not use */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-TEST(split_race_memfd)
+FIXTURE(sp) {
+};
+
+FIXTURE_SETUP(sp)
+{
+}
+
+FIXTURE_TEARDOWN(sp)
+{
+}
+
+/* Seconds on the debug kernel (KASAN, lockdep) under TCG; 0 on the base */
+TEST_F_TIMEOUT(sp, split_race_memfd, 900)
 {
 	size_t ps = nu_page_size(), len = 3 * ps;
 	pid_t pid[2 * NPAIRS];
@@ -95,6 +109,7 @@ TEST(split_race_memfd)
 		if (pid[i] == 0) {
 			char *q = p[i / 2];
 
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			_exit(i & 1 ? set_middle(q, ps, LOOPS) :
 				      rebind_whole(q, len, LOOPS));
 		}

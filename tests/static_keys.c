@@ -29,6 +29,7 @@
 
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #pragma GCC diagnostic push
@@ -40,7 +41,8 @@
 #define LOAD_PAGES	64
 #define SEED		0x736bULL
 
-/* TEST() and the signal handler have parameters they do not use */
+/* The harness's functions and the signal handler have parameters they
+ * do not use */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
 static volatile sig_atomic_t stop;
@@ -55,6 +57,7 @@ static int loader(int i)
 	size_t len = LOAD_PAGES * nu_page_size();
 	long bad = 0, n;
 
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signal(SIGTERM, on_term);
 	for (n = 0; !stop; n++) {
 		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -93,7 +96,19 @@ static int set_and_check(const char *path, const char *val)
 	return strcmp(buf, val) ? -EIO : 0;
 }
 
-TEST(flip_under_load)
+FIXTURE(sk) {
+};
+
+FIXTURE_SETUP(sk)
+{
+}
+
+FIXTURE_TEARDOWN(sk)
+{
+}
+
+/* Minutes on the debug kernel (KASAN, lockdep) under TCG */
+TEST_F_TIMEOUT(sk, flip_under_load, 900)
 {
 	int have_sn = !access(NU_SCHED_NUMA, F_OK);
 	struct nu_numa_sysctls saved;
