@@ -31,6 +31,10 @@ for p in $(grep -v '^[[:space:]]*#' "$TOP/series" | awk 'NF{print $1}'); do
 		done
 		targets=$(echo $targets | tr ' ' '\n' | sort -u | xargs)
 	fi
+	# The full config again at every step: olddefconfig drops a symbol the
+	# tree does not have yet (CONFIG_SCHED_NUMA before 0004), and would
+	# otherwise never take it back
+	[ -f "$CACHE/build/.config" ] && cp "$CACHE/build/.config" "$bbuild/.config"
 	b() { flock "$CACHE/build.lock" make -s -C "$btree" O="$bbuild" CC="ccache gcc" \
 		-j$(( $(nproc) + 1 )) olddefconfig $targets > "$bbuild/build.log" 2>&1; }
 	step "build after $n: $p${OBJS:+ (objects: $targets)}" b ||
