@@ -25,9 +25,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 boots=${COST_BOOTS:-2}
 rounds=${COST_ROUNDS:-7}
-pbuild=$CACHE/build-pristine$([ "$DEBUG" = 1 ] && echo -debug)
-env TREE="$PRISTINE" BUILD="$pbuild" OUT="$OUT" CONFIG_NOT_IN_TREE=CONFIG_SCHED_NUMA \
-	"$TOP/scripts/build.sh" || die "building the unpatched kernel failed"
+pbuild=$PBUILD
+build_pristine
 
 quiet() { "$@" > /dev/null; }
 logs=()

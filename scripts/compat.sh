@@ -7,12 +7,10 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 tests=${COMPAT_TESTS:-mempolicy_abi,mbind_basic,migrate_pages,move_pages,interleave,vm_migration}
-pbuild=$CACHE/build-pristine$([ "$DEBUG" = 1 ] && echo -debug)
+pbuild=$PBUILD
 
-# The unpatched kernel: the pristine tree, the same fragments (the series'
-# own option is not in that tree), the same initramfs.
-env TREE="$PRISTINE" BUILD="$pbuild" OUT="$OUT" CONFIG_NOT_IN_TREE=CONFIG_SCHED_NUMA \
-	"$TOP/scripts/build.sh" || die "building the unpatched kernel failed"
+# The unpatched kernel (lib.sh), the same initramfs.
+build_pristine
 
 for k in patched unpatched; do
 	b=$BUILD; [ $k = unpatched ] && b=$pbuild

@@ -15,13 +15,12 @@ set -u
 boots=${INT3_BOOTS:-15}
 flips=${INT3_FLIPS:-300}
 arms=${INT3_ARMS:-"unpatched:7.2 unpatched:new patched:new patched:7.2"}
-pbuild=$CACHE/build-pristine
+pbuild=$PBUILD
 q72dir=$CACHE/qemu-7.2
 q72=$q72dir/usr/bin/qemu-system-x86_64
 qnew=$(command -v qemu-system-x86_64) || die "no qemu-system-x86_64 (make deps)"
 
-env TREE="$PRISTINE" BUILD="$pbuild" OUT="$OUT" CONFIG_NOT_IN_TREE=CONFIG_SCHED_NUMA \
-	"$TOP/scripts/build.sh" || die "building the unpatched kernel failed"
+build_pristine
 if [ ! -x "$q72" ]; then
 	getq72() {
 		local d

@@ -53,3 +53,12 @@ tree_version() {
 	awk '/^VERSION =/{v=$3} /^PATCHLEVEL =/{p=$3} /^SUBLEVEL =/{s=$3}
 	     END{print v "." p "." s}' "$mk"
 }
+
+# The unpatched kernel (make compat, bench-cost, int3-experiment): the
+# pristine tree built with the same fragments (the series' own option is
+# not in that tree) in $PBUILD, one directory per DEBUG setting.
+PBUILD=$CACHE/build-pristine$([ "$DEBUG" = 1 ] && echo -debug)
+build_pristine() {
+	env TREE="$PRISTINE" BUILD="$PBUILD" OUT="$OUT" CONFIG_NOT_IN_TREE=CONFIG_SCHED_NUMA \
+		"$TOP/scripts/build.sh" || die "building the unpatched kernel failed"
+}
