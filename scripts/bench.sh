@@ -11,7 +11,7 @@ mkdir -p "$TOP/results"
 boots=${BENCH_BOOTS:-2}
 export RUN_SECS=${BENCH_SECS:-40}
 export BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400}
-export RUN_SCENARIOS=${BENCH_SCENARIOS:-stream disturb disturb-3x newhogs newhogs-3x misplaced wrongnode lazy threads threads-groups}
+export RUN_SCENARIOS=${BENCH_SCENARIOS:-stream disturb disturb-3x newhogs newhogs-3x misplaced wrongnode lazy threads threads-groups numa01 numa01-thread-alloc numa02 numa02-smt numa02-2x shared}
 # After the scenarios: the cost of mbind(2)'s lazy paths, and numad and the
 # wake-up latency with thousands of processes and NUMA groups.
 export RUN_EXTRA=${BENCH_EXTRA:-mbindbench scalebench}

@@ -20,7 +20,8 @@
  *   write; untouched pages stay.  Only processes with >= 1 s of CPU time are
  *   moved, never one pinned away from the destination node.
  *   /sys/kernel/debug/sched/features: NUMA_HOT NUMA_BIAS NUMA_PULL
- *   NUMA_PULL_BIAS NUMA_BALANCE NUMA_SELECT NUMA_BALANCE_FILTER NUMA_SLOW;
+ *   NUMA_PULL_BIAS NUMA_BALANCE NUMA_SELECT NUMA_BALANCE_FILTER NUMA_SLOW
+ *   NUMA_SPLIT;
  *   NUMA_BALANCE off: numad moves nothing.
  *   CPU hotplug: when node 1 loses its last CPU, numad/1 stops and every
  *   process whose home is node 1 gets a node with CPUs (node 0); when a CPU
@@ -33,9 +34,9 @@
  * feature the tests rely on (all but NUMA_BALANCE_FILTER and NUMA_SLOW,
  * left as found); teardown kills every child, brings back online the CPUs a
  * test took offline, and restores the features and the sysctls):
- *   features_toggle      all eight NUMA_* features are listed; each one,
+ *   features_toggle      all nine NUMA_* features are listed; each one,
  *                        written NO_<NAME> then <NAME>, reads back off then
- *                        on, and the other seven do not change meanwhile.
+ *                        on, and the other eight do not change meanwhile.
  *   interval_sysctl      0, 99, 60001 and -1 give EINVAL and leave the value
  *                        alone; 100 and 60000 read back; 200 again at the end.
  *   numad_threads        exactly one task called numad/0 and one numad/1,
@@ -167,6 +168,7 @@
 static const char *const numa_feats[] = {
 	"NUMA_HOT", "NUMA_BIAS", "NUMA_PULL", "NUMA_PULL_BIAS",
 	"NUMA_BALANCE", "NUMA_SELECT", "NUMA_BALANCE_FILTER", "NUMA_SLOW",
+	"NUMA_SPLIT",
 };
 #define NR_FEATS	(sizeof(numa_feats) / sizeof(numa_feats[0]))
 

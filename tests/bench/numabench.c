@@ -34,6 +34,23 @@
  *              mapping.  threads-groups: + numa_tbind(): threads 0,1 form
  *              group A, 2,3 group B; each numa_mbind()s its slice to its
  *              group after first touch.
+ * The autonuma-benchmark cases (github pholasek/autonuma-benchmark), scaled
+ * to the guest: T = online CPUs, 256 MiB per case (-M: MiB per thread, or
+ * per process for a shared buffer):
+ *   numa01     2 processes x T/2 threads; each process's threads share one
+ *              128 MiB buffer (every thread updates every page: thread i
+ *              of n the words w with w % n == i), first touched by the
+ *              process's main thread pinned to node 0.
+ *   numa01-thread-alloc  the same, each thread its own 64 MiB slice (first
+ *              touched on node 0 by the main thread).
+ *   numa02     1 process x T threads, each first-touches its own 64 MiB
+ *              slice where it runs.
+ *   numa02-smt 1 process x T/2 threads, 128 MiB slices.
+ *   numa02-2x  1 process x 2T threads, 32 MiB slices.
+ *   shared     1 process x T threads sharing one 256 MiB buffer as numa01's
+ *              threads do, first touched by the main thread (unpinned).
+ * Every threaded case runs in a process forked after the mode is set, so
+ * that under sched-numa it gets a home node as any new process does.
  * A missing sysctl or syscall (MPOL_MF_LAZY -> EINVAL; numa_tbind ->
  * ENOSYS; EOPNOTSUPP: NUMA groups outside the sched-numa mode) prints
  * "absent=1" and exits 0.  On a
@@ -97,10 +114,12 @@ __attribute__((weak)) unsigned int numa_bitmask_nbytes(struct bitmask *bmp)
 #define SYS_SCHED	"/proc/sys/kernel/sched_numa"
 
 enum { SC_STREAM, SC_DISTURB, SC_DISTURB3, SC_NEWHOGS, SC_NEWHOGS3,
-	SC_MISPLACED, SC_WRONG, SC_LAZY, SC_THREADS, SC_GROUPS };
+	SC_MISPLACED, SC_WRONG, SC_LAZY, SC_THREADS, SC_GROUPS, SC_NUMA01,
+	SC_NUMA01TA, SC_NUMA02, SC_NUMA02SMT, SC_NUMA02X2, SC_SHARED, SC_LAST };
 static const char *const sc_names[] = { "stream", "disturb", "disturb-3x",
 	"newhogs", "newhogs-3x", "misplaced", "wrongnode", "lazy", "threads",
-	"threads-groups" };
+	"threads-groups", "numa01", "numa01-thread-alloc", "numa02",
+	"numa02-smt", "numa02-2x", "shared" };
 
 struct result { int data_ok; double work; };	/* in MAP_SHARED memory */
 
@@ -108,6 +127,8 @@ struct task {
 	int id, node;
 	uint64_t *buf, *passes;
 	size_t len, nchunks;
+	size_t stride, off;	/* words updated: off, off + stride, ... */
+	int nshare;		/* threads sharing buf (interleaved), or 1 */
 	struct result *res;
 	float *loc;		/* [nslots], -1 = no sample; MAP_SHARED */
 	pthread_t thr;
@@ -323,10 +344,17 @@ static inline uint64_t pattern(int id, size_t w)
 	return x ^ ((uint64_t)(id + 1) * 0xD6E8FEB86659FD93ULL) ^ (x >> 29);
 }
 
+/* The id of the task that owns word w of t's buffer */
+static inline int owner(const struct task *t, size_t w)
+{
+	return t->nshare > 1 ? t->id - (int)t->off + (int)(w % t->nshare) :
+	       t->id;
+}
+
 static void touch(struct task *t)
 {
 	for (size_t w = 0; w < t->len / 8; w++)
-		t->buf[w] = pattern(t->id, w);
+		t->buf[w] = pattern(owner(t, w), w);
 }
 
 /* Locality of every 8th page (<= MAXADDR pages) w.r.t. the current CPU. */
@@ -361,10 +389,10 @@ static void stream(struct task *t)
 	while ((now = elapsed()) < duration) {
 		uint64_t *p = t->buf + c * cw;
 
-		for (size_t i = 0; i < cw; i++)
+		for (size_t i = t->off; i < cw; i += t->stride)
 			p[i] += 1;
 		t->passes[c]++;
-		t->res->work += CHUNK;
+		t->res->work += CHUNK / t->stride;
 		c = (c + 1) % t->nchunks;
 		if (now >= next * PERIOD) {
 			next = (int)(now / PERIOD);
@@ -410,9 +438,10 @@ static void *task_run(void *arg)
 			if (lazy_mbind(t->buf, t->len, t->node))
 				die("mbind(MPOL_MF_LAZY)");
 		}
-	} else {
+	} else if (scenario < SC_NUMA01 || scenario == SC_NUMA02 ||
+		   scenario == SC_NUMA02SMT || scenario == SC_NUMA02X2) {
 		touch(t);
-	}
+	}	/* else the process's main thread touched it (threads_proc()) */
 	if (scenario == SC_GROUPS) {	/* 0 and 2 create, 1 and 3 join */
 		if (!(t->id & 1) && (groups[g] = syscall(__NR_numa_tbind,
 				gettid(), MS_ID_NEW, 0UL)) < 0)
@@ -426,7 +455,7 @@ static void *task_run(void *arg)
 	}
 	stream(t);
 	t->res->data_ok = 1;
-	for (size_t w = 0; w < t->len / 8; w++)
+	for (size_t w = t->off; w < t->len / 8; w += t->stride)
 		if (t->buf[w] != pattern(t->id, w) + t->passes[w / (CHUNK / 8)]) {
 			t->res->data_ok = 0;
 			fprintf(stderr, "numabench: task %d: bad word at "
@@ -476,6 +505,49 @@ static void newhogs(void)
 	}
 }
 
+/*
+ * One process of a threaded case: tasks [first, first + n) as its threads,
+ * on one mapping of @len bytes per thread (@shared: one @len buffer for
+ * all, interleaved).  Forked after set_mode(), so that it is a new process.
+ */
+static void threads_proc(struct task *tasks, int first, int n, size_t len,
+			 int shared)
+{
+	size_t total = shared ? len : n * len;
+	uint64_t *buf = map(total, 0);
+	int touch0 = scenario == SC_NUMA01 || scenario == SC_NUMA01TA;
+
+	madvise(buf, total, MADV_NOHUGEPAGE);
+	for (int i = first; i < first + n; i++) {
+		struct task *t = &tasks[i];
+
+		t->buf = shared ? buf : buf + (i - first) * (len / 8);
+		t->len = len;
+		t->nchunks = t->len / CHUNK;
+		t->nshare = shared ? n : 1;
+		t->stride = shared ? n : 1;
+		t->off = shared ? i - first : 0;
+	}
+	/* The main thread first-touches what the case says it does */
+	if (touch0 || scenario == SC_SHARED) {
+		if (touch0)
+			pin(&nodecpus[0]);
+		for (int i = first; i < first + n; i++)
+			if (shared ? i == first : 1)
+				touch(&tasks[i]);
+		pin(&allcpus);
+	}
+	pthread_barrier_init(&barrier, NULL, n);
+	for (int i = first; i < first + n; i++) {
+		errno = pthread_create(&tasks[i].thr, NULL, task_run,
+				       &tasks[i]);
+		if (errno)
+			die("pthread_create");
+	}
+	for (int i = first; i < first + n; i++)
+		pthread_join(tasks[i].thr, NULL);
+}
+
 /* Does the kernel have the scenario's syscall?  If not: absent. */
 static void probe(void)
 {
@@ -513,7 +585,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: numabench -s stream|disturb|disturb-3x|"
 		"newhogs|newhogs-3x|misplaced|wrongnode|lazy|threads|"
-		"threads-groups -m off|autonuma|sched-numa "
+		"threads-groups|numa01|numa01-thread-alloc|numa02|numa02-smt|"
+		"numa02-2x|shared -m off|autonuma|sched-numa "
 		"-d SECONDS [-n NPROC] [-M MiB]\n");
 	exit(1);
 }
@@ -521,7 +594,8 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	int opt, failed = 0, data_ok = 1, t90 = -1, n_all = 0, n_2nd = 0;
-	long mib = 0, mig0, hint0, numad0;
+	int nprocs = 0, ncpu;
+	long mib = 0, mig0, hint0, numad0, defmib;
 	double work = 0, sum_all = 0, sum_2nd = 0;
 	struct result *res;
 	struct task *tasks;
@@ -533,7 +607,7 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "s:m:d:n:M:")) != -1) {
 		switch (opt) {
 		case 's':
-			for (int i = 0; i <= SC_GROUPS; i++)
+			for (int i = 0; i < SC_LAST; i++)
 				if (!strcmp(optarg, sc_names[i]))
 					scenario = i;
 			break;
@@ -550,10 +624,37 @@ int main(int argc, char **argv)
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	read_topology();
-	ntasks = scenario >= SC_THREADS ? 4 : ntasks ? ntasks :
-		 (scenario == SC_DISTURB3 || scenario == SC_NEWHOGS3 ? 3 : 2) *
-		 sysconf(_SC_NPROCESSORS_ONLN);
-	len = (size_t)(mib ? mib : scenario >= SC_THREADS ? 8 : 32) << 20;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	switch (scenario) {
+	case SC_THREADS: case SC_GROUPS:
+		ntasks = 4, nprocs = 1, defmib = 8;
+		break;
+	case SC_NUMA01: case SC_NUMA01TA:
+		ntasks = 2 * (ncpu / 2 > 0 ? ncpu / 2 : 1), nprocs = 2;
+		defmib = scenario == SC_NUMA01 ? 128 : 256 / ntasks;
+		break;
+	case SC_NUMA02:
+		ntasks = ncpu, nprocs = 1, defmib = 256 / ntasks;
+		break;
+	case SC_NUMA02SMT:
+		ntasks = ncpu / 2 > 0 ? ncpu / 2 : 1, nprocs = 1;
+		defmib = 256 / ntasks;
+		break;
+	case SC_NUMA02X2:
+		ntasks = 2 * ncpu, nprocs = 1, defmib = 256 / ntasks;
+		break;
+	case SC_SHARED:
+		ntasks = ncpu, nprocs = 1, defmib = 256;
+		break;
+	default:
+		nprocs = 0, defmib = 32;
+		if (!ntasks)
+			ntasks = (scenario == SC_DISTURB3 ||
+				  scenario == SC_NEWHOGS3 ? 3 : 2) * ncpu;
+	}
+	if (defmib < 1)
+		defmib = 1;
+	len = (size_t)(mib ? mib : defmib) << 20;
 	nslots = (int)(duration / PERIOD) + 2;
 
 	set_mode();	/* first: the groups probe needs sched/numa's mode */
@@ -574,20 +675,26 @@ int main(int argc, char **argv)
 	numad0 = numad_cpu_ms();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 
-	if (scenario >= SC_THREADS) {	/* 4 slices of one private mapping */
-		uint64_t *buf = map(ntasks * len, 0);
+	for (int i = 0; i < ntasks; i++)
+		tasks[i].stride = tasks[i].nshare = 1;
+	if (nprocs) {	/* threaded: nprocs processes of ntasks / nprocs */
+		int per = ntasks / nprocs;
 
-		madvise(buf, ntasks * len, MADV_NOHUGEPAGE);
-		pthread_barrier_init(&barrier, NULL, ntasks);
-		for (int i = 0; i < ntasks; i++) {
-			tasks[i].buf = buf + i * (len / 8);
-			errno = pthread_create(&tasks[i].thr, NULL, task_run,
-					       &tasks[i]);
-			if (errno)
-				die("pthread_create");
+		for (int p = 0; p < nprocs; p++) {
+			pid_t pid = fork();
+
+			if (pid < 0)
+				die("fork");
+			if (pid)
+				continue;
+			is_child = 1;
+			threads_proc(tasks, p * per, per, len,
+				     scenario == SC_NUMA01 ||
+				     scenario == SC_SHARED);
+			_exit(0);
 		}
-		for (int i = 0; i < ntasks; i++)
-			pthread_join(tasks[i].thr, NULL);
+		for (int st; wait(&st) > 0;)
+			failed |= !WIFEXITED(st) || WEXITSTATUS(st);
 	} else {
 		int nhogs = scenario == SC_DISTURB || scenario == SC_DISTURB3 ?
 			    2 : scenario == SC_NEWHOGS ||

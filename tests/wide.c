@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Processes wider than a node (sched/numa, NUMA_SPLIT): a process with more
+ * runnable threads than its home node has CPUs gets homes on several nodes.
+ *
+ * Interface under test:
+ *   /proc/PID/task/TID/status: "NumaHome:\t<node>" (-1: none) and
+ *   "NumaSplit:\t0|1" (1: the process's threads have homes on several
+ *   nodes).  A new thread created while more of the process's other
+ *   threads are runnable than its node has CPUs (the creator not counted)
+ *   splits the process; numad splits one it sees that wide at three
+ *   consecutive intervals, and makes a split one whole again (every thread
+ *   at the process's node) when it fits its node at three consecutive
+ *   intervals.  Threads in a NUMA group (numa_tbind(2)) do not count.
+ *   The first line of /sys/kernel/debug/sched/numad:
+ *   "# split processes N, splits N, merges N".  Feature NUMA_SPLIT off:
+ *   no process is split, split ones are made whole.
+ *
+ * Every wait is counted in numad intervals (the "passes" of node 0 in
+ * /sys/kernel/debug/sched/numad), never in seconds; a hang guard of 120 s
+ * only turns a numad that never runs into a failure.
+ *
+ * Tests (fixture wide: sched/numa on, automatic NUMA balancing off,
+ * interval 100 ms, NUMA_SPLIT and NUMA_BALANCE on; teardown kills the wide
+ * process and restores the sysctls and the features):
+ *   spread_at_fork      a process forked after sched/numa went on makes
+ *                       one spinning worker per online CPU: within 10
+ *                       intervals NumaSplit is 1 and the workers have
+ *                       homes on both nodes, at most one apart in number
+ *                       (at creation, logged: a worker blocked when the
+ *                       next was made is not counted; numad evens the
+ *                       homes out, one thread per interval).
+ *   private_memory_home then each worker maps 4 MiB, fills it and counts
+ *                       its pages on its home node: all of them, for every
+ *                       worker, the contents intact (the home read before
+ *                       and after the fill; a change retries, 3 times).
+ *   merge_when_narrow   all workers but one go to sleep: within 10
+ *                       intervals NumaSplit is 0 and every thread's home
+ *                       is the leader's; the split count in debugfs has
+ *                       dropped by one.
+ *   spread_at_runtime   the workers are created idle (each sleeps before
+ *                       the next is made), then all spin: within 10
+ *                       intervals the process is split, homes on both
+ *                       nodes.
+ *   feature_off_merges  a split process, NO_NUMA_SPLIT: whole within 10
+ *                       intervals; NUMA_SPLIT again: split within 10.
+ *   groups_not_split    one worker per CPU, all in one NUMA group
+ *                       (numa_tbind(MS_ID_NEW) by the first, the others
+ *                       join), created idle, then spinning: for 10
+ *                       intervals NumaSplit stays 0 and every worker's home
+ *                       is the group's (the first worker's).
+ *   fork_exit_storm     400 wide processes (6 spinning workers each) that
+ *                       exit, exec or have a worker exec, at once or after
+ *                       a few ms: afterwards the split count in debugfs
+ *                       goes back to what it was within 10 intervals (a
+ *                       leaked split_list entry would stay; check_mm() and
+ *                       the console check cover the rest).
+ *
+ * SKIPs without NumaSplit in /proc/self/status (a kernel without this
+ * patch), when not root, or unless nodes 0 and 1 both have CPUs.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "numa_util.h"
+
+#include <asm/unistd.h>		/* __NR_numa_tbind */
+#include <linux/sched_numa.h>	/* MS_ID_NEW */
+
+#define INTERVAL	"/proc/sys/kernel/sched_numa_interval_ms"
+#define NUMAD_STATS	"/sys/kernel/debug/sched/numad"
+#define MAXT		64
+#define MEM_LEN		(4 * MIB)
+#define WAIT_INTERVALS	10
+#define GUARD_SEC	120
+
+enum { W_SLEEP, W_SPIN, W_EXIT };
+
+/* Shared between the test and the wide process (MAP_SHARED). */
+struct ctl {
+	volatile int mode[MAXT];	/* W_* */
+	volatile int tid[MAXT];
+	volatile int created;		/* workers made so far */
+	volatile int mem_cmd[MAXT];	/* 1: do the memory check, 2: done */
+	volatile long mem_on_home[MAXT], mem_pages[MAXT], mem_bad[MAXT];
+	volatile int mem_home[MAXT];
+	volatile int group;		/* numa_tbind id of groups_not_split */
+	volatile int group_err;
+};
+
+static struct ctl *ctl;
+static int nworkers, idle_create, use_group, exec_worker;
+static volatile int all_created;
+
+static long now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/* A "Key:\t<long>" line of /proc/PID/task/TID/status; LONG_MIN if none. */
+static long status_field(int pid, int tid, const char *key)
+{
+	char path[64], buf[4096], *p;
+	size_t klen = strlen(key);
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	if (nu_read_file(path, buf, sizeof(buf)))
+		return LONG_MIN;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (!strncmp(p, key, klen) && p[klen] == ':')
+			return strtol(p + klen + 1, NULL, 10);
+	return LONG_MIN;
+}
+
+/* Passes of numad/0 so far; -1 if unreadable. */
+static long numad_passes(void)
+{
+	char buf[4096], *p;
+
+	if (nu_read_file(NUMAD_STATS, buf, sizeof(buf)))
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (p[0] == '0' && p[1] == ' ')
+			return strtol(p + 2, NULL, 10);
+	return -1;
+}
+
+/* "# split processes N, ..." */
+static long numad_split_count(void)
+{
+	char buf[4096];
+	long n;
+
+	if (nu_read_file(NUMAD_STATS, buf, sizeof(buf)) ||
+	    sscanf(buf, "# split processes %ld", &n) != 1)
+		return -1;
+	return n;
+}
+
+static void spin_ms(int ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (volatile int i = 0; i < 10000; i++)
+			;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000 +
+		 (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+}
+
+static void worker_mem(int i)
+{
+	size_t npages = MEM_LEN / nu_page_size();
+	int tid = nu_gettid(), home, again;
+	char *p;
+
+	for (int tries = 0; tries < 3; tries++) {
+		home = (int)status_field(getpid(), tid, "NumaHome");
+		p = nu_alloc(npages);
+		if (!p) {
+			ctl->mem_bad[i] = -2;
+			return;
+		}
+		nu_fill(p, MEM_LEN, 0x31de00 + i);
+		ctl->mem_on_home[i] = nu_count_on_node(p, npages, home);
+		again = (int)status_field(getpid(), tid, "NumaHome");
+		ctl->mem_bad[i] = nu_verify(p, MEM_LEN, 0x31de00 + i);
+		nu_free(p, npages);
+		ctl->mem_home[i] = home;
+		ctl->mem_pages[i] = (long)npages;
+		if (home == again)
+			break;
+	}
+}
+
+static void *worker(void *arg)
+{
+	int i = (int)(long)arg;
+
+	ctl->tid[i] = nu_gettid();
+	if (use_group) {
+		long id = i == 0 ?
+			syscall(__NR_numa_tbind, nu_gettid(), MS_ID_NEW, 0UL) :
+			syscall(__NR_numa_tbind, nu_gettid(), (long)ctl->group,
+				0UL);
+
+		if (id < 0)
+			ctl->group_err = errno;
+		else if (i == 0)
+			ctl->group = (int)id;
+	}
+	if (exec_worker && i == 0) {
+		/* Not while the others are made: clone() would fail then */
+		while (!all_created)
+			spin_ms(1);
+		execl("/proc/self/exe", "wide", "--exec-exit", (char *)NULL);
+		_exit(4);
+	}
+	for (;;) {
+		int m = ctl->mode[i];
+
+		if (m == W_EXIT)
+			return NULL;
+		if (ctl->mem_cmd[i] == 1) {
+			worker_mem(i);
+			ctl->mem_cmd[i] = 2;
+		}
+		if (m == W_SPIN)
+			spin_ms(2);
+		else
+			usleep(20000);
+	}
+}
+
+/* The wide process: makes the workers, then waits to be killed. */
+static void wide_main(void)
+{
+	pthread_t t;
+
+	for (int i = 0; i < nworkers; i++) {
+		if (pthread_create(&t, NULL, worker, (void *)(long)i))
+			_exit(3);
+		/* Idle creation: the new worker is asleep before the next */
+		while (idle_create && !ctl->tid[i])
+			usleep(1000);
+		if (idle_create || use_group) {
+			usleep(50000);
+			while (use_group && i == 0 && !ctl->group &&
+			       !ctl->group_err)
+				usleep(1000);
+		}
+		ctl->created = i + 1;
+	}
+	for (;;)
+		pause();
+}
+
+FIXTURE(wide) {
+	struct nu_numa_sysctls sysctls;
+	char old_interval[32];
+	int restore, split_was, balance_was;
+	int ncpu[2];
+	pid_t pid;
+};
+
+FIXTURE_SETUP(wide)
+{
+	cpu_set_t set;
+	char buf[4096];
+	int r;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root for the sysctls and debugfs");
+	if (nu_no_two_cpu_nodes())
+		SKIP(return, "%s", nu_no_two_cpu_nodes());
+	if (nu_read_file("/proc/self/status", buf, sizeof(buf)) ||
+	    !strstr(buf, "NumaSplit:"))
+		SKIP(return, "kernel without split processes (no NumaSplit)");
+	ASSERT_EQ(0, nu_debugfs_mount());
+	for (int n = 0; n < 2; n++) {
+		ASSERT_EQ(0, nu_node_cpuset(n, &set));
+		self->ncpu[n] = CPU_COUNT(&set);
+	}
+	nworkers = self->ncpu[0] + self->ncpu[1];
+	ASSERT_LE(nworkers, MAXT);
+	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ctl);
+	ASSERT_EQ(0, nu_read_file(INTERVAL, self->old_interval,
+				  sizeof(self->old_interval)));
+	self->split_was = nu_sched_feat("NUMA_SPLIT");
+	self->balance_was = nu_sched_feat("NUMA_BALANCE");
+	ASSERT_EQ(0, nu_numa_sysctls_enter(&self->sysctls, 1));
+	self->restore = 1;
+	r = nu_write_file(INTERVAL, "100");
+	ASSERT_EQ(0, r);
+	ASSERT_EQ(0, nu_sched_feat_set("NUMA_SPLIT", 1));
+	ASSERT_EQ(0, nu_sched_feat_set("NUMA_BALANCE", 1));
+}
+
+FIXTURE_TEARDOWN(wide)
+{
+	if (self->pid > 0) {
+		kill(self->pid, SIGKILL);
+		waitpid(self->pid, NULL, 0);
+	}
+	if (!self->restore)
+		return;
+	if (self->split_was >= 0)
+		EXPECT_EQ(0, nu_sched_feat_set("NUMA_SPLIT", self->split_was));
+	if (self->balance_was >= 0)
+		EXPECT_EQ(0, nu_sched_feat_set("NUMA_BALANCE",
+					       self->balance_was));
+	EXPECT_EQ(0, nu_write_file(INTERVAL, self->old_interval));
+	NU_EXPECT_SYSCTLS_RESTORED(&self->sysctls);
+}
+
+/* Fork the wide process; return once all its workers exist. */
+static pid_t start_wide(struct __test_metadata *_metadata, int mode)
+{
+	long t0 = now_sec();
+	pid_t pid;
+
+	memset((void *)ctl, 0, sizeof(*ctl));
+	for (int i = 0; i < MAXT; i++)
+		ctl->mode[i] = mode;
+	pid = fork();
+	if (pid == 0)
+		wide_main();
+	EXPECT_LT(0, pid);
+	while (pid > 0 && ctl->created < nworkers && now_sec() - t0 < GUARD_SEC)
+		usleep(1000);
+	EXPECT_EQ(nworkers, ctl->created);
+	return pid;
+}
+
+/* Homes of the workers per node; returns -1 if one cannot be read. */
+static int worker_homes(pid_t pid, int homes[2])
+{
+	homes[0] = homes[1] = 0;
+	for (int i = 0; i < nworkers; i++) {
+		long h = status_field(pid, ctl->tid[i], "NumaHome");
+
+		if (h < 0 || h > 1)
+			return -1;
+		homes[h]++;
+	}
+	return 0;
+}
+
+static int is_split(pid_t pid)
+{
+	return (int)status_field(pid, pid, "NumaSplit");
+}
+
+static int split_on_both(pid_t pid)
+{
+	int homes[2];
+
+	return is_split(pid) == 1 && !worker_homes(pid, homes) &&
+	       homes[0] && homes[1];
+}
+
+static int whole(pid_t pid)
+{
+	long leader = status_field(pid, pid, "NumaHome");
+
+	if (is_split(pid) != 0 || leader < 0)
+		return 0;
+	for (int i = 0; i < nworkers; i++)
+		if (status_field(pid, ctl->tid[i], "NumaHome") != leader)
+			return 0;
+	return 1;
+}
+
+/*
+ * Poll @cond(@pid) until it holds or @n numad intervals have passed; 1 if
+ * it held.  With @must_hold_all: 1 only if it held at every poll.
+ */
+static int within_intervals(int (*cond)(pid_t), pid_t pid, int n,
+			    int must_hold_all)
+{
+	long start = numad_passes(), t0 = now_sec();
+
+	if (start < 0)
+		return 0;
+	for (;;) {
+		int ok = cond(pid);
+
+		if (must_hold_all && !ok)
+			return 0;
+		if (!must_hold_all && ok)
+			return 1;
+		if (numad_passes() - start >= n || now_sec() - t0 > GUARD_SEC)
+			return must_hold_all ? numad_passes() - start >= n : 0;
+		usleep(10000);
+	}
+}
+
+static int homes_balanced(pid_t pid)
+{
+	int homes[2];
+
+	return !worker_homes(pid, homes) && homes[0] && homes[1] &&
+	       abs(homes[0] - homes[1]) <= 1;
+}
+
+static int split_balanced(pid_t pid)
+{
+	return is_split(pid) == 1 && homes_balanced(pid);
+}
+
+TEST_F_TIMEOUT(wide, spread_at_fork, 300)
+{
+	int homes[2] = { -1, -1 };
+
+	self->pid = start_wide(_metadata, W_SPIN);
+	ASSERT_LT(0, self->pid);
+	worker_homes(self->pid, homes);
+	TH_LOG("at creation: split %d, workers at home on node 0: %d, "
+	       "node 1: %d", is_split(self->pid), homes[0], homes[1]);
+	ASSERT_TRUE(within_intervals(split_balanced, self->pid,
+				     WAIT_INTERVALS, 0));
+}
+
+TEST_F_TIMEOUT(wide, private_memory_home, 300)
+{
+	self->pid = start_wide(_metadata, W_SPIN);
+	ASSERT_LT(0, self->pid);
+	ASSERT_TRUE(within_intervals(split_on_both, self->pid,
+				     WAIT_INTERVALS, 0));
+	for (int i = 0; i < nworkers; i++)
+		ctl->mem_cmd[i] = 1;
+	for (long t0 = now_sec(); now_sec() - t0 < GUARD_SEC;) {
+		int done = 0;
+
+		for (int i = 0; i < nworkers; i++)
+			done += ctl->mem_cmd[i] == 2;
+		if (done == nworkers)
+			break;
+		usleep(10000);
+	}
+	for (int i = 0; i < nworkers; i++) {
+		ASSERT_EQ(2, ctl->mem_cmd[i]);
+		EXPECT_EQ(-1, ctl->mem_bad[i]) TH_LOG("worker %d: data", i);
+		EXPECT_EQ(ctl->mem_pages[i], ctl->mem_on_home[i])
+			TH_LOG("worker %d: %ld of %ld pages on its home %d", i,
+			       ctl->mem_on_home[i], ctl->mem_pages[i],
+			       ctl->mem_home[i]);
+	}
+}
+
+TEST_F_TIMEOUT(wide, merge_when_narrow, 300)
+{
+	long before;
+
+	self->pid = start_wide(_metadata, W_SPIN);
+	ASSERT_LT(0, self->pid);
+	ASSERT_TRUE(within_intervals(split_on_both, self->pid,
+				     WAIT_INTERVALS, 0));
+	before = numad_split_count();
+	ASSERT_LE(1, before);
+	for (int i = 1; i < nworkers; i++)
+		ctl->mode[i] = W_SLEEP;
+	ASSERT_TRUE(within_intervals(whole, self->pid, WAIT_INTERVALS, 0));
+	EXPECT_EQ(before - 1, numad_split_count());
+}
+
+TEST_F_TIMEOUT(wide, spread_at_runtime, 300)
+{
+	idle_create = 1;
+	self->pid = start_wide(_metadata, W_SLEEP);
+	idle_create = 0;
+	ASSERT_LT(0, self->pid);
+	TH_LOG("split at creation: %d (expected 0 unless a sleeper woke)",
+	       is_split(self->pid));
+	for (int i = 0; i < nworkers; i++)
+		ctl->mode[i] = W_SPIN;
+	ASSERT_TRUE(within_intervals(split_on_both, self->pid,
+				     WAIT_INTERVALS, 0));
+}
+
+TEST_F_TIMEOUT(wide, feature_off_merges, 300)
+{
+	self->pid = start_wide(_metadata, W_SPIN);
+	ASSERT_LT(0, self->pid);
+	ASSERT_TRUE(within_intervals(split_on_both, self->pid,
+				     WAIT_INTERVALS, 0));
+	ASSERT_EQ(0, nu_sched_feat_set("NUMA_SPLIT", 0));
+	EXPECT_TRUE(within_intervals(whole, self->pid, WAIT_INTERVALS, 0));
+	ASSERT_EQ(0, nu_sched_feat_set("NUMA_SPLIT", 1));
+	EXPECT_TRUE(within_intervals(split_on_both, self->pid,
+				     WAIT_INTERVALS, 0));
+}
+
+static int group_whole(pid_t pid)
+{
+	long home = status_field(pid, ctl->tid[0], "NumaHome");
+
+	if (is_split(pid) != 0 || home < 0)
+		return 0;
+	for (int i = 1; i < nworkers; i++)
+		if (status_field(pid, ctl->tid[i], "NumaHome") != home)
+			return 0;
+	return 1;
+}
+
+TEST_F_TIMEOUT(wide, groups_not_split, 300)
+{
+	use_group = 1;
+	self->pid = start_wide(_metadata, W_SLEEP);
+	use_group = 0;
+	ASSERT_LT(0, self->pid);
+	ASSERT_EQ(0, ctl->group_err) TH_LOG("numa_tbind: %s",
+					    strerror(ctl->group_err));
+	ASSERT_LT(0, ctl->group);
+	for (int i = 0; i < nworkers; i++)
+		ctl->mode[i] = W_SPIN;
+	EXPECT_TRUE(within_intervals(group_whole, self->pid, WAIT_INTERVALS,
+				     1));
+}
+
+/* One process of the storm: @how 0 exit, 1 execve, 2 a worker execs */
+static void storm_one(int how, int delay_ms)
+{
+	pthread_t t;
+
+	nworkers = 6;
+	exec_worker = how == 2;
+	for (int i = 0; i < MAXT; i++)
+		ctl->mode[i] = W_SPIN;
+	for (int i = 0; i < nworkers; i++)
+		if (pthread_create(&t, NULL, worker, (void *)(long)i))
+			_exit(3);
+	all_created = 1;
+	if (delay_ms)
+		usleep(delay_ms * 1000);
+	if (how == 1)
+		execl("/proc/self/exe", "wide", "--exec-exit", (char *)NULL);
+	if (how == 2)
+		for (;;)
+			pause();	/* worker 0 execs */
+	_exit(0);
+}
+
+/* Splits since boot, from the first line of the debugfs file; -1 if none */
+static long numad_splits(void)
+{
+	char buf[4096];
+	long n;
+
+	if (nu_read_file(NUMAD_STATS, buf, sizeof(buf)) ||
+	    sscanf(buf, "# split processes %*d, splits %ld", &n) != 1)
+		return -1;
+	return n;
+}
+
+TEST_F_TIMEOUT(wide, fork_exit_storm, 600)
+{
+	long before = numad_split_count(), splits = numad_splits();
+	int bad = 0;
+
+	ASSERT_LE(0, before);
+	ASSERT_LE(0, splits);
+	for (int k = 0; k < 400; k++) {
+		pid_t pid = fork();
+		int st;
+
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			storm_one(k % 3, (k / 3) % 4 * 3);
+		ASSERT_EQ(pid, waitpid(pid, &st, 0));
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			if (!bad++)
+				TH_LOG("process %d (how %d): status %#x", k,
+				       k % 3, st);
+		}
+	}
+	EXPECT_EQ(0, bad);
+	/* Control: the storm did split processes */
+	splits = numad_splits() - splits;
+	TH_LOG("processes split during the storm: %ld of 400", splits);
+	EXPECT_LT(0, splits);
+	for (long t0 = numad_passes(); numad_split_count() != before &&
+	     numad_passes() - t0 < WAIT_INTERVALS;)
+		usleep(10000);
+	EXPECT_EQ(before, numad_split_count());
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--exec-exit"))
+		return 0;
+	return test_harness_run(argc, argv);
+}
