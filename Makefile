@@ -13,6 +13,7 @@
 #   make checkpatch                      scripts/checkpatch.pl on every patch
 #   make cover-letter                    patches/0000-cover-letter.patch (make check checks it)
 #   make series-build                    build the kernel after every patch
+#   make build-matrix                    7 configs, patched vs unpatched, W=1 C=2: results/build-matrix.md
 #
 # Variables: CACHE (default ~/.cache/sched-numa) holds the unpacked tree, the
 # patched tree and the build output; DEBUG=1 selects the debug kernel
@@ -27,12 +28,12 @@ S := scripts
 .PHONY: all deps tree apply config kernel initramfs check stress compat boot run bench bench-cost bench-cost-at cover-letter \
 	int3-experiment \
 	checkpatch \
-	series-build clean distclean help
+	series-build build-matrix clean distclean help
 
 all: check
 
 help:
-	@sed -n '2,17s/^# \{0,1\}//p' Makefile
+	@sed -n '2,18s/^# \{0,1\}//p' Makefile
 
 deps:
 	@$(S)/deps.sh
@@ -93,6 +94,10 @@ checkpatch: tree
 
 series-build: tree
 	@$(S)/series-build.sh
+
+# Needs only the pristine tree (make tree once); never touches $(CACHE)/tree.
+build-matrix:
+	@$(S)/build-matrix.sh
 
 clean:
 	rm -rf $(CACHE)/build/out $(CACHE)/build-debug/out

@@ -1,13 +1,14 @@
 #!/bin/bash
 # make build-matrix: the kernel test robot's discipline.  The series (as
-# committed: `git show HEAD`, snapshotted at the start) is applied to a copy
+# committed: `git archive HEAD`, snapshotted at the start) is applied to a copy
 # of the pristine tree in $CACHE/matrix/patched; the pristine tree itself
 # ($PRISTINE, never written: O= builds only) is the unpatched side.  Each
 # configuration of the matrix is configured on the patched tree, the same
 # .config is given to the unpatched tree (olddefconfig drops the series'
 # own option there), both get olddefconfig, prepare and scripts, then only
-# the objects the series touches (its .c files, the syscall tables,
-# kernel/sys_ni.o) are compiled with W=1 C=2 (sparse forced on them).
+# the objects the series touches that the config builds (its .c files, the
+# syscall tables, kernel/sys_ni.o) are compiled with W=1 C=2 (sparse forced
+# on them; CONFIG_WERROR off).
 # Compiler and sparse warnings of both trees are normalised (no tree path,
 # no line:column) and compared: the verdict is PASS when the patched tree
 # builds and has no warning the unpatched tree lacks.  The guest-based
@@ -25,7 +26,7 @@
 # Env: MATRIX_PARTS (default "3 3v 4 4v 7 6 1 5 2 7v", run in that order;
 # a run of some parts keeps the others' last results, and the report shows
 # every run since the last full one; $CACHE/matrix/results/notes, if any,
-# is printed under the header),
+# is printed after the tables),
 # MATRIX_REPORT_ONLY=1 (rewrite the results file from the last run),
 # MATRIX_DEADLINE (HH:MM UTC: a part whose estimate would not end by then is
 # skipped and said so), JOBS (2).  Every make that compiles kernel code
@@ -225,13 +226,16 @@ opts_of() {
 # the same message at two places of a file counts twice, numbered " [2]",
 # so that a second instance of an old message is new.  Sparse's
 # "expected ... / got ..." lines are joined to their message.
-normalise() {
+joined() {
 	local side=$1 c=$2
 	sed -e "s|$PTREE/||g; s|$PRISTINE/||g; s|$MX/build/c$c-$side/||g" -e 's|^\./||' |
 		awk '/(warning|error):/ { if (m != "") print m; m = $0; next }
 		     m != "" && /:[0-9]+:[0-9]+:    / { sub(/^.*:[0-9]+:[0-9]+: +/, ""); m = m " | " $0; next }
 		     { if (m != "") print m; m = "" }
-		     END { if (m != "") print m }' | sort -u | sed -e 's/:[0-9]\+:[0-9]\+:/:/g; s/:[0-9]\+:/:/g' | sort |
+		     END { if (m != "") print m }' | sort -u
+}
+normalise() {
+	joined "$@" | sed -e 's/:[0-9]\+:[0-9]\+:/:/g; s/:[0-9]\+:/:/g' | sort |
 		awk '{ n[$0]++; print $0 (n[$0] > 1 ? " [" n[$0] "]" : "") }' | sort
 }
 
@@ -256,7 +260,9 @@ build_side() {
 	all=$(series_objs "${ARCH_OF[$c]}" | tr ' ' '\n' | sort -u | xargs)
 	objs=
 	for o in $all; do
-		if [ "$o" = "${ALWAYS_OF[$c]:-}" ] || in_config "$src" "$o" "$b/.config"; then objs="$objs $o"; else off="$off $o"; fi
+		# a file the series adds is not in the unpatched tree
+		if [ ! -f "$src/${o%.o}.c" ]; then off="$off $o"
+		elif [ "$o" = "${ALWAYS_OF[$c]:-}" ] || in_config "$src" "$o" "$b/.config"; then objs="$objs $o"; else off="$off $o"; fi
 	done
 	tstep "config $c, $side: prepare scripts" logged "$b/prepare.log" kmake $c $side prepare scripts ||
 		{ tail -n 20 "$b/prepare.log" >&2; echo fail > "$b/status"; return 1; }
@@ -396,7 +402,6 @@ report() {
 	echo "# Build matrix"
 	echo
 	echo "\`make build-matrix\` (\`scripts/build-matrix.sh\`), $(date -u -d @"$T_END" '+%Y-%m-%d'); runs: $(sed 's/$/;/' "$RES/runs" 2>/dev/null | xargs echo | sed 's/;$/./')"
-	[ -s "$RES/notes" ] && { echo; cat "$RES/notes"; }
 	echo "Series commit \`$COMMIT\` ($(wc -l < "$SNAP/list") patches, \`git archive HEAD\` at the start), applied with \`patch -p1 --fuzz=0\`"
 	echo "to Debian's linux-source $(tree_version "$PRISTINE"); the unpatched side is the pristine tree, built out of tree with the same \`.config\`"
 	echo "(the patched side's, then \`olddefconfig\`)."
@@ -431,7 +436,8 @@ report() {
 		fi
 		case "$verdict" in PASS*) [ -s "$RES/$c.new" ] && verdict="NEW WARNINGS" ;; esac
 		n=$(wc -l < "$RES/$c.new")
-		echo "| $c | ${DESC[$c]} | $(sed -n 's/^patched: //p' "$RES/$c.opts" | sed 's/ *$//; s/ /, /g') | $verdict | $(wc -l < "$b/built") / $(wc -l < "$u/built") | $n | $(wc -l < "$RES/$c.old") | $(cat "$RES/$c.time") s |"
+		echo "| $c | ${DESC[$c]} | $(sed -n 's/^patched: //p' "$RES/$c.opts" | tr ' ' '\n' |
+			grep -E '^(NUMA|NUMA_BALANCING|SCHED_NUMA)=|=y$' | grep -vE '^(SMP|MODULES)=' | xargs | sed 's/ /, /g') | $verdict | $(wc -l < "$b/built") / $(wc -l < "$u/built") | $n | $(wc -l < "$RES/$c.old") | $(cat "$RES/$c.time") s |"
 	done
 	echo
 	echo "Full \`vmlinux\` of the patched tree (guest-based configurations):"
@@ -446,8 +452,11 @@ report() {
 		else echo "| $c | ${DESC[$c]} | not run | | $(cat "$RES/$v.error" 2>/dev/null || echo "not in MATRIX_PARTS") |"
 		fi
 	done
+	[ -s "$RES/notes" ] && { echo; cat "$RES/notes"; }
 	echo
 	echo "## Details"
+	echo
+	echo "Per configuration; every build log is in \`\$CACHE/matrix/build/c<N>-<side>/\` (\`prepare.log\`, \`objs.log\`, \`vmlinux.log\`)."
 	for c in 1 2 3 4 5 6 7; do
 		[ -f "$RES/$c.time" ] || continue
 		local b=$MX/build/c$c-patched u=$MX/build/c$c-unpatched
@@ -457,7 +466,7 @@ report() {
 		echo "- options: $(sed -n 's/^patched: //p' "$RES/$c.opts")(patched); $(sed -n 's/^unpatched: //p' "$RES/$c.opts")(unpatched)"
 		echo "- \`.config\` difference (unpatched \`<\`, patched \`>\`): $(sed 's/^/`/; s/$/`/' "$RES/$c.configdiff" | xargs echo | sed 's/` `/`, `/g')"
 		echo "- compiled in the patched tree ($(wc -l < "$b/built")): $(xargs < "$b/built")"
-		[ -s "$b/notbuilt" ] && echo "- not built in this configuration (no rule): $(xargs < "$b/notbuilt")"
+		[ -s "$b/notbuilt" ] && echo "- not in this configuration (its Makefile line's option is off): $(xargs < "$b/notbuilt")"
 		[ -s "$b/failed" ] && echo "- **FAILED in the patched tree**: $(xargs < "$b/failed")"
 		[ -s "$u/failed" ] && echo "- failed in the unpatched tree: $(xargs < "$u/failed")"
 		echo "- warnings: $(wc -l < "$b/warnings") distinct in the patched tree, $(wc -l < "$u/warnings") in the unpatched, $(wc -l < "$RES/$c.old") in both, $(wc -l < "$RES/$c.new") new, $(wc -l < "$RES/$c.gone") only in the unpatched"
@@ -470,15 +479,13 @@ report() {
 			cat "$RES/$c.new"
 			echo '```'
 			echo
-			echo "As the compiler and sparse printed them (patched tree; every instance of each message, old ones included):"
+			echo "As the compiler and sparse printed them (patched tree, with line numbers; sparse's expected/got lines indented; where a message is new because it occurs once more than in the unpatched tree, every instance is listed):"
 			echo
 			echo '```'
-			sed 's/ \[[0-9]*\]$//; s/ | .*//' "$RES/$c.new" | sort -u | while IFS= read -r w; do
-				cat "$b/prepare.log" "$b/objs.log" | sed -e "s|$PTREE/||g; s|$MX/build/c$c-patched/||g" |
-					awk -v w="$w" '{ l=$0; gsub(/:[0-9]+:[0-9]+:/, ":", l); gsub(/:[0-9]+:/, ":", l)
-						if (l == w) { print $0; k = 2; next } if (k > 0 && $0 ~ /:[0-9]+:[0-9]+:    /) { print $0; k-- } else k = 0 }' |
-					awk '!seen[$0]++'
-			done
+			cat "$b/prepare.log" "$b/objs.log" | joined patched $c |
+				awk -v keys="$RES/$c.new" 'BEGIN { while ((getline k < keys) > 0) { sub(/ \[[0-9]+\]$/, "", k); want[k] = 1 } }
+				     { l = $0; gsub(/:[0-9]+:[0-9]+:/, ":", l); gsub(/:[0-9]+:/, ":", l); if (l in want) print }' |
+				sed 's/ | /\n        /g'
 			echo '```'
 		fi
 		if [ -s "$b/failed" ]; then
@@ -507,7 +514,8 @@ report() {
 	true
 }
 report > "$RESULTS"
-echo "==> [$(ts)] build matrix done in $(( T_END - T_START ))s: $RESULTS"
+if [ "${MATRIX_REPORT_ONLY:-0}" = 1 ]; then echo "==> report rewritten: $RESULTS"
+else echo "==> [$(ts)] build matrix done in $(( T_END - T_START ))s: $RESULTS"; fi
 sed -n '/^| # | configuration | options/,/^$/p' "$RESULTS"
 }
 
