@@ -116,6 +116,13 @@
  *                        swapoff(), swapents equals VmSwap, data intact.
  *   mbind_default_unbinds  mbind(MPOL_DEFAULT) over a bound range: MPOL_DEFAULT
  *                        reported, the group (only held by it) gone.
+ *   rss_merge_into_bound  3 touched pages, the group held by the main thread:
+ *                        numa_mbind() of page 0, then of page 1 (the VMA
+ *                        merges into page 0's, bound to the same group):
+ *                        anon 2; mbind(MPOL_DEFAULT) of page 1 (merges into
+ *                        page 2's unbound VMA): anon 1; of page 0: anon 0;
+ *                        after munmap() still 0, data intact.  Before the
+ *                        fix the merges skipped the count (1, then 0, -1).
  *
  * The accounting checks need the debugfs file; without it they are logged as
  * not checked and a group's life is told by numa_tbind() and numa_mbind()
@@ -3228,6 +3235,30 @@ TEST_F_TIMEOUT(ng, mbind_default_unbinds, NG_TIMEOUT)
 	expect_gone(_metadata, g, "after mbind(MPOL_DEFAULT) of its range");
 	EXPECT_EQ(-1, nu_verify(buf, 16 * ps, SEED));
 	nu_free(buf, 16);
+}
+
+/* vma_merge() brings a range into a bound neighbour, or out to an unbound one */
+TEST_F_TIMEOUT(ng, rss_merge_into_bound, NG_TIMEOUT)
+{
+	size_t ps = nu_page_size();
+	char *buf;
+	int g;
+
+	NU_RETURN_IF_SKIPPED();
+	g = new_group(_metadata, "the main thread");
+	buf = filled_buf(_metadata, 3);
+	ASSERT_EQ(0, ng_mbind(buf, ps, g, 0));
+	expect_alive(_metadata, g, 1, 1, "page 0 bound");
+	ASSERT_EQ(0, ng_mbind(buf + ps, ps, g, 0));
+	expect_alive(_metadata, g, 1, 2, "page 1 bound, merged into page 0");
+	ASSERT_EQ(0, mbind(buf + ps, ps, MPOL_DEFAULT, NULL, 0, 0));
+	expect_alive(_metadata, g, 1, 1,
+		     "page 1 unbound, merged into unbound page 2");
+	ASSERT_EQ(0, mbind(buf, ps, MPOL_DEFAULT, NULL, 0, 0));
+	expect_alive(_metadata, g, 1, 0, "page 0 unbound too");
+	EXPECT_EQ(-1, nu_verify(buf, 3 * ps, SEED));
+	nu_free(buf, 3);
+	expect_alive(_metadata, g, 1, 0, "after munmap()");
 }
 
 /* ------------------------------------------------------------------ */

@@ -505,6 +505,18 @@ static void newhogs(void)
 	}
 }
 
+/* fork(): the child's pid in the parent, 0 in the child */
+static pid_t fork_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (!pid)
+		is_child = 1;
+	return pid;
+}
+
 /*
  * One process of a threaded case: tasks [first, first + n) as its threads,
  * on one mapping of @len bytes per thread (@shared: one @len buffer for
@@ -681,13 +693,8 @@ int main(int argc, char **argv)
 		int per = ntasks / nprocs;
 
 		for (int p = 0; p < nprocs; p++) {
-			pid_t pid = fork();
-
-			if (pid < 0)
-				die("fork");
-			if (pid)
+			if (fork_child())
 				continue;
-			is_child = 1;
 			threads_proc(tasks, p * per, per, len,
 				     scenario == SC_NUMA01 ||
 				     scenario == SC_SHARED);
@@ -701,13 +708,8 @@ int main(int argc, char **argv)
 			    scenario == SC_NEWHOGS3 ? 1 : 0;
 
 		for (int i = 0; i < ntasks + nhogs; i++) {
-			pid_t pid = fork();
-
-			if (pid < 0)
-				die("fork");
-			if (pid)
+			if (fork_child())
 				continue;
-			is_child = 1;
 			if (i >= ntasks) {
 				if (nhogs == 1)
 					newhogs();
