@@ -40,6 +40,14 @@ echo "boot: accelerator $accel${QEMU_OPTS:+ ($QEMU_OPTS)}"
 # pmu=off, 3 of 3 passed and the guest sees what it saw on 7.2 ("PMU not
 # available due to virtualization").
 cpu=max,pmu=off; [ $accel = kvm ] && cpu=host
+# The debug kernel (PROVE_RCU) waits, synchronously, for an RCU-tasks grace
+# period in its early boot ("Running RCU-tasks wait API self tests"), the
+# first sleep on a timer there.  With the LAPIC TSC-deadline timer under
+# TCG (QEMU 10.0.2, -cpu max) that wake-up never came in 4 boots of
+# 2026-12-05, with MTTCG and with thread=single alike (guest idle, QEMU
+# at a few % CPU); without the TSC-deadline feature (the LAPIC one-shot
+# timer instead) the same bzImage boots.
+[ "$DEBUG" = 1 ] && [ $accel != kvm ] && cpu=$cpu,-tsc-deadline
 
 # QEMU_OPTS: more options for QEMU.
 # A scratch disk (/dev/vda) for the swap tests; a sparse file, recreated
