@@ -47,12 +47,24 @@
  *   backoff            16 MiB of shared anonymous memory (shmem: numad does
  *                      not move it) off home: over 16 numad intervals numad
  *                      walks the process at most 6 times, not 16.
+ *   pinned_thread      16 MiB off home, first touched and read by a thread
+ *                      pinned to the other node, whose own home is there:
+ *                      every walk marks the pages again and no hinting
+ *                      fault moves them.  Over 60 intervals after the first
+ *                      walk numad walks the child at most 7 times (backing
+ *                      off on what moved: 5; on what was marked, as the
+ *                      first version did: 15), the child keeps its home,
+ *                      every page stays where it is, intact.
+ *   walk_bounded       272 MiB off home: the first walk that marks pages
+ *                      marks at most 256 MiB (65,536 pages), later walks
+ *                      the rest; >= 90% moves home, contents intact.
  */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
 
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include "numa_util.h"
@@ -629,6 +641,7 @@ static long long numad_stat(int col)
 
 #define STAT_PASSES	1
 #define STAT_WALKS	4
+#define STAT_MARKED	5
 
 /* Wait until each of the two numads has done about @n more passes */
 static int wait_passes(long long n)
@@ -650,19 +663,56 @@ static int wait_passes(long long n)
 	return -1;
 }
 
+/* What the child's buffer is, and who reads it */
+enum kid_kind {
+	KID_PRIVATE,	/* private anonymous, read by the main thread */
+	KID_SHARED,	/* MAP_SHARED anonymous (shmem) */
+	KID_PINNED,	/* private, read by a thread pinned to the other node */
+};
+
+struct reader {
+	char *p;
+	size_t len;
+	int node;	/* pinned to its CPUs, or -1 */
+};
+
+static void __attribute__((noreturn)) read_forever(const struct reader *r)
+{
+	volatile uint64_t sum = 0;
+	size_t i;
+
+	for (;;) {
+		for (i = 0; i < r->len; i += 4096)
+			sum += ((volatile char *)r->p)[i];
+		usleep(10000);
+	}
+}
+
+static void *pinned_reader(void *arg)
+{
+	const struct reader *r = arg;
+	cpu_set_t set;
+
+	if (nu_node_cpuset(r->node, &set) ||
+	    sched_setaffinity(0, sizeof(set), &set))
+		_exit(5);
+	read_forever(r);
+}
+
 /*
  * The child: a home node, @len bytes first touched on the other node under
  * MPOL_BIND, the policy dropped, then read again and again.  Reports its
  * home and the other node through @out, then reads until killed.
- * @shared: MAP_SHARED anonymous memory (shmem) instead of private.
+ * @kind: enum kid_kind.
  */
 static void __attribute__((noreturn)) child_main(int out, size_t len,
-						 int shared)
+						 int kind)
 {
+	int shared = kind == KID_SHARED;
+	static struct reader r;
+	pthread_t t;
 	int home = nu_home_node(0, 0), other;
-	volatile uint64_t sum = 0;
 	char *p;
-	size_t i;
 
 	/* Gone with the test, whichever assertion ends it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -679,11 +729,17 @@ static void __attribute__((noreturn)) child_main(int out, size_t len,
 	if (nu_write_full(out, &home, sizeof(home)) != sizeof(home) ||
 	    nu_write_full(out, &p, sizeof(p)) != sizeof(p))
 		_exit(4);
-	for (;;) {
-		for (i = 0; i < len; i += 4096)
-			sum += ((volatile char *)p)[i];
-		usleep(10000);
-	}
+	r.p = p;
+	r.len = len;
+	r.node = -1;
+	if (kind != KID_PINNED)
+		read_forever(&r);
+	/* The main thread, at the process's home, never touches the buffer */
+	r.node = other;
+	if (pthread_create(&t, NULL, pinned_reader, &r))
+		_exit(6);
+	for (;;)
+		pause();
 }
 
 struct kid {
@@ -692,7 +748,7 @@ struct kid {
 	char *p;
 };
 
-static int kid_start(struct kid *k, size_t len, int shared)
+static int kid_start(struct kid *k, size_t len, int kind)
 {
 	int fds[2];
 
@@ -703,7 +759,7 @@ static int kid_start(struct kid *k, size_t len, int shared)
 		return -errno;
 	if (k->pid == 0) {
 		close(fds[0]);
-		child_main(fds[1], len, shared);
+		child_main(fds[1], len, kind);
 	}
 	close(fds[1]);
 	if (nu_read_full(fds[0], &k->home, sizeof(k->home)) !=
@@ -764,11 +820,11 @@ out:
 }
 
 /*
- * NUMA_MISPLACED @feature, then a kid with @len bytes off home (@shared:
- * shmem); returns numad's walks before the kid started.
+ * NUMA_MISPLACED @feature, then a kid with @len bytes off home (@kind:
+ * enum kid_kind); returns numad's walks before the kid started.
  */
 static long long misplaced_start(struct __test_metadata *_metadata,
-				 struct kid *k, size_t len, int shared,
+				 struct kid *k, size_t len, int kind,
 				 int feature)
 {
 	long long walks;
@@ -781,7 +837,7 @@ static long long misplaced_start(struct __test_metadata *_metadata,
 	ASSERT_GE(walks, 0) {
 		return -1;
 	}
-	r = kid_start(k, len, shared);
+	r = kid_start(k, len, kind);
 	ASSERT_EQ(0, r) {
 		TH_LOG("child: %s", strerror(-r));
 		return -1;
@@ -805,7 +861,7 @@ TEST_F_TIMEOUT(misplaced, fixed, RSS_TIMEOUT)
 
 	if (self->skip)
 		return;
-	walks = misplaced_start(_metadata, &k, len, 0, 1);
+	walks = misplaced_start(_metadata, &k, len, KID_PRIVATE, 1);
 	EXPECT_EQ(npages, kid_on(&k, len, !k.home))
 		TH_LOG("first touch under MPOL_BIND went elsewhere");
 	/* Up to 50 intervals: walks, marks, touches, migrations */
@@ -832,7 +888,7 @@ TEST_F_TIMEOUT(misplaced, feature_off, RSS_TIMEOUT)
 
 	if (self->skip)
 		return;
-	walks = misplaced_start(_metadata, &k, len, 0, 0);
+	walks = misplaced_start(_metadata, &k, len, KID_PRIVATE, 0);
 	ASSERT_EQ(0, wait_passes(10));
 	EXPECT_EQ(npages, kid_on(&k, len, !k.home));
 	EXPECT_EQ(walks, numad_stat(STAT_WALKS));
@@ -854,7 +910,7 @@ TEST_F_TIMEOUT(misplaced, sched_numa_off, RSS_TIMEOUT)
 	ASSERT_EQ(0, nu_numa_sysctls_set(0));
 	walks = numad_stat(STAT_WALKS);
 	marked = nu_vmstat("numa_lazy_marked");
-	r = kid_start(&k, len, 0);
+	r = kid_start(&k, len, KID_PRIVATE);
 	ASSERT_EQ(0, r) TH_LOG("child: %s", strerror(-r));
 	EXPECT_EQ(-1, k.home) TH_LOG("a home node with sched_numa=0");
 	/*
@@ -879,7 +935,7 @@ TEST_F_TIMEOUT(misplaced, backoff, RSS_TIMEOUT)
 
 	if (self->skip)
 		return;
-	first = misplaced_start(_metadata, &k, len, 1, 1);
+	first = misplaced_start(_metadata, &k, len, KID_SHARED, 1);
 	/* The first walk, within a few intervals */
 	for (i = 0; i < 20 && numad_stat(STAT_WALKS) == first; i++)
 		ASSERT_EQ(0, wait_passes(1));
@@ -891,6 +947,77 @@ TEST_F_TIMEOUT(misplaced, backoff, RSS_TIMEOUT)
 	/* Backing off 1, 2, 4, 8: 4 walks; every interval would be 16 */
 	EXPECT_LE(walks, 6);
 	EXPECT_EQ(npages, kid_on(&k, len, !k.home));
+	EXPECT_EQ(-1, kid_verify(&k, len));
+	kid_stop(&k);
+}
+
+/* Wait up to @max intervals for numad's first walk after @before */
+static long long first_walk(long long before, int max)
+{
+	int i;
+
+	for (i = 0; i < max && numad_stat(STAT_WALKS) == before; i++)
+		if (wait_passes(1))
+			return -1;
+	return numad_stat(STAT_WALKS);
+}
+
+TEST_F_TIMEOUT(misplaced, pinned_thread, RSS_TIMEOUT)
+{
+	const size_t len = 16 * MIB;
+	const long npages = len / 4096;
+	long long walks, first;
+	struct kid k = { 0 };
+
+	if (self->skip)
+		return;
+	first = misplaced_start(_metadata, &k, len, KID_PINNED, 1);
+	walks = first_walk(first, 20);
+	ASSERT_GT(walks, first) TH_LOG("numad never walked the child");
+	ASSERT_EQ(0, wait_passes(60));
+	walks = numad_stat(STAT_WALKS) - walks;
+	TH_LOG("%lld walks in 60 intervals", walks);
+	/* Moved whole to the reader's node, it has nothing off home left */
+	ASSERT_EQ(k.home, nu_home_node(k.pid, 0))
+		TH_LOG("the child's home moved: nothing to test");
+	/* 1, 2, 4, 8, 16 intervals' back-off, 3 after each walk: 5 walks */
+	EXPECT_LE(walks, 7);
+	EXPECT_EQ(npages, kid_on(&k, len, !k.home));
+	EXPECT_EQ(-1, kid_verify(&k, len));
+	kid_stop(&k);
+}
+
+TEST_F_TIMEOUT(misplaced, walk_bounded, RSS_TIMEOUT)
+{
+	const size_t len = 272 * MIB;
+	const long npages = len / 4096, bound = 256 * MIB / 4096;
+	long long walks, first, marked;
+	struct kid k = { 0 };
+	long home_pages = 0;
+	int i;
+
+	if (self->skip)
+		return;
+	marked = numad_stat(STAT_MARKED);
+	first = misplaced_start(_metadata, &k, len, KID_PRIVATE, 1);
+	/* The first walk that marks pages; the next waits NUMAD_SETTLE */
+	for (i = 0; i < 20 && numad_stat(STAT_MARKED) == marked; i++)
+		ASSERT_EQ(0, wait_passes(1));
+	walks = numad_stat(STAT_WALKS);
+	marked = numad_stat(STAT_MARKED) - marked;
+	TH_LOG("%lld walks, %lld pages marked", walks - first, marked);
+	EXPECT_GT(marked, 0) TH_LOG("numad never marked the child's pages");
+	EXPECT_LE(marked, bound);
+	/* Then the rest: up to 100 intervals */
+	for (i = 0; i < 100; i++) {
+		home_pages = kid_on(&k, len, k.home);
+		if (home_pages >= PCT(npages, 90))
+			break;
+		ASSERT_EQ(0, wait_passes(1));
+	}
+	TH_LOG("home %d: %ld of %ld pages home after %d intervals", k.home,
+	       home_pages, npages, i);
+	EXPECT_GE(home_pages, PCT(npages, 90));
 	EXPECT_EQ(-1, kid_verify(&k, len));
 	kid_stop(&k);
 }
