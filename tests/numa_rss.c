@@ -820,6 +820,25 @@ out:
 }
 
 /*
+ * Up to @max numad intervals for 90% of the kid's buffer to be at its
+ * home, printing how far it got; the pages at home.
+ */
+static long kid_wait_home(struct kid *k, size_t len, int max)
+{
+	long npages = len / 4096, home = 0;
+	int i;
+
+	for (i = 0; i < max; i++) {
+		home = kid_on(k, len, k->home);
+		if (home >= PCT(npages, 90) || wait_passes(1))
+			break;
+	}
+	printf("# home %d: %ld of %ld pages home after %d intervals\n",
+	       k->home, home, npages, i);
+	return home;
+}
+
+/*
  * NUMA_MISPLACED @feature, then a kid with @len bytes off home (@kind:
  * enum kid_kind); returns numad's walks before the kid started.
  */
@@ -856,8 +875,6 @@ TEST_F_TIMEOUT(misplaced, fixed, RSS_TIMEOUT)
 	const long npages = len / 4096;
 	long long walks;
 	struct kid k = { 0 };
-	long home_pages = 0;
-	int i;
 
 	if (self->skip)
 		return;
@@ -865,15 +882,7 @@ TEST_F_TIMEOUT(misplaced, fixed, RSS_TIMEOUT)
 	EXPECT_EQ(npages, kid_on(&k, len, !k.home))
 		TH_LOG("first touch under MPOL_BIND went elsewhere");
 	/* Up to 50 intervals: walks, marks, touches, migrations */
-	for (i = 0; i < 50; i++) {
-		home_pages = kid_on(&k, len, k.home);
-		if (home_pages >= PCT(npages, 90))
-			break;
-		ASSERT_EQ(0, wait_passes(1));
-	}
-	TH_LOG("home %d: %ld of %ld pages home after %d intervals", k.home,
-	       home_pages, npages, i);
-	EXPECT_GE(home_pages, PCT(npages, 90));
+	EXPECT_GE(kid_wait_home(&k, len, 50), PCT(npages, 90));
 	EXPECT_GT(numad_stat(STAT_WALKS), walks);
 	EXPECT_EQ(-1, kid_verify(&k, len));
 	kid_stop(&k);
@@ -993,7 +1002,6 @@ TEST_F_TIMEOUT(misplaced, walk_bounded, RSS_TIMEOUT)
 	const long npages = len / 4096, bound = 256 * MIB / 4096;
 	long long walks, first, marked;
 	struct kid k = { 0 };
-	long home_pages = 0;
 	int i;
 
 	if (self->skip)
@@ -1009,15 +1017,7 @@ TEST_F_TIMEOUT(misplaced, walk_bounded, RSS_TIMEOUT)
 	EXPECT_GT(marked, 0) TH_LOG("numad never marked the child's pages");
 	EXPECT_LE(marked, bound);
 	/* Then the rest: up to 100 intervals */
-	for (i = 0; i < 100; i++) {
-		home_pages = kid_on(&k, len, k.home);
-		if (home_pages >= PCT(npages, 90))
-			break;
-		ASSERT_EQ(0, wait_passes(1));
-	}
-	TH_LOG("home %d: %ld of %ld pages home after %d intervals", k.home,
-	       home_pages, npages, i);
-	EXPECT_GE(home_pages, PCT(npages, 90));
+	EXPECT_GE(kid_wait_home(&k, len, 100), PCT(npages, 90));
 	EXPECT_EQ(-1, kid_verify(&k, len));
 	kid_stop(&k);
 }
