@@ -12,9 +12,20 @@ boots=${BENCH_BOOTS:-2}
 export RUN_SECS=${BENCH_SECS:-40}
 export BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400}
 export RUN_SCENARIOS=${BENCH_SCENARIOS:-stream disturb disturb-3x newhogs newhogs-3x misplaced wrongnode lazy threads threads-groups numa01 numa01-thread-alloc numa02 numa02-smt numa02-2x shared}
-# After the scenarios: the cost of mbind(2)'s lazy paths, and numad and the
-# wake-up latency with thousands of processes and NUMA groups.
-export RUN_EXTRA=${BENCH_EXTRA:-mbindbench scalebench}
+# After the scenarios: upstream's "perf bench numa mem" convergence tests
+# for the shapes that can converge on 2 nodes of 2 CPUs (BENCH_PERF, PxT;
+# " ": none), each mode, BENCH_PERF_SECS (60) at most; then the cost of
+# mbind(2)'s lazy paths, and numad and the wake-up latency with thousands
+# of processes and NUMA groups.
+perfl=
+for s in ${BENCH_PERF:-2x2 3x1 4x1}; do
+	for m in off autonuma sched-numa; do
+		perfl="$perfl perfconv:$s:$m:${BENCH_PERF_SECS:-60}"
+	done
+done
+export RUN_EXTRA="$perfl ${BENCH_EXTRA:-mbindbench scalebench}"
+[ -n "$perfl" ] && [ "${BENCH_REPORT_ONLY:-0}" != 1 ] &&
+	{ step "initramfs with perf" env INITRAMFS_PERF=1 "$TOP/scripts/initramfs.sh" || exit 1; }
 md=$TOP/results/bench.md png=$TOP/results/locality.png
 rc=0 logs=
 for i in $(seq 1 "$boots"); do
@@ -39,6 +50,39 @@ done
 } > "$md"
 rm -f "$md.table"
 first=${logs%%,*}
+if grep -aq '^##PERFCONV ' "$first"; then
+	{
+		echo
+		echo '## perf bench numa mem: convergence (every boot)'
+		echo
+		echo 'Upstream'"'"'s convergence tests (`tools/perf/bench/numa.c`, OPT_CONV: memory'
+		echo 'first touched from CPU 0, the run stops once every process has all its'
+		echo 'threads on one node), P processes x T threads, 256 MiB in all.  Each cell:'
+		echo 'seconds to converge (or "no" within the limit), pages migrated; boot 1 / boot 2 / ...'
+		echo
+		echo '| shape | off | autonuma | sched-numa |'
+		echo '|---|---|---|---|'
+		for l in ${logs//,/ }; do grep -a '^##PERFCONV ' "$l" | tr -d '\r'; echo '##BOOT'; done |
+		awk '
+		/^##BOOT/ { boot++; next }
+		{
+			for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+			c = f["converged"] == 1 ? sprintf("%.1f s", f["latency"]) : "no (" f["limit"] " s)"
+			c = c ", " f["migrated"]
+			k = f["name"] SUBSEP f["mode"]
+			if (k in cell) c = cell[k] " / " c
+			cell[k] = c
+			if (!(f["name"] in seen)) { seen[f["name"]] = 1; order[++n] = f["name"] }
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				s = order[i]
+				printf "| %s | %s | %s | %s |\n", s, cell[s SUBSEP "off"],
+				       cell[s SUBSEP "autonuma"], cell[s SUBSEP "sched-numa"]
+			}
+		}'
+	} >> "$md"
+fi
 if grep -aqE '^(mbindbench|scalebench) ' "$first"; then
 	{
 		echo

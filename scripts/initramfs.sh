@@ -18,8 +18,13 @@ rm -rf "$root" && mkdir -p "$root"/{bin,dev,proc,sys,tmp,tests,etc} || exit 1
 cp "$bb" "$root/bin/busybox"
 cp "$TOP/initramfs/init" "$root/init"
 cp "$OUT"/tests/* "$root/tests/"
-# numactl/numastat are dynamically linked: copy them with their libraries.
-for b in numactl numastat; do
+# numactl/numastat are dynamically linked: copy them with their libraries;
+# so is perf, for make bench's "perf bench numa mem" convergence tests: only
+# with INITRAMFS_PERF=1 (make bench), since it doubles the initramfs (13 to
+# 24 MB), which every boot of the debug kernel would unpack under KASAN.
+bins="numactl numastat"
+[ "${INITRAMFS_PERF:-0}" = 1 ] && bins="$bins perf"
+for b in $bins; do
 	p=$(command -v $b) || continue
 	cp "$p" "$root/bin/"
 	for l in $(ldd "$p" | grep -o '/[^ ]*'); do

@@ -51,6 +51,16 @@
  *              threads do, first touched by the main thread (unpinned).
  * Every threaded case runs in a process forked after the mode is set, so
  * that under sched-numa it gets a home node as any new process does.
+ *
+ *   numabench -m MODE -d SECONDS -x NAME -- COMMAND [ARGS...]
+ *
+ * runs COMMAND in MODE instead of a scenario (make bench: upstream's
+ * "perf bench numa mem" convergence tests), echoing its output, and prints
+ * "##PERFCONV name=NAME mode=MODE limit=SECONDS latency=S converged=0|1
+ * migrated=N hint_faults=N": S is the "secs latency to NUMA-converge"
+ * figure perf prints, which is the whole run when the processes never
+ * converged; converged=1 when it ended before the limit (-m stops the run
+ * at convergence) or perf said "converged".
  * A missing sysctl or syscall (MPOL_MF_LAZY -> EINVAL; numa_tbind ->
  * ENOSYS; EOPNOTSUPP: NUMA groups outside the sched-numa mode) prints
  * "absent=1" and exits 0.  On a
@@ -593,13 +603,68 @@ static void probe(void)
 	}
 }
 
+/*
+ * -x: COMMAND in the mode, its output echoed, its convergence latency
+ * (perf bench numa mem -m) and the pages migrated meanwhile reported.
+ */
+static int run_command(const char *name, char **argv)
+{
+	long mig0 = vmstat("pgmigrate_success");
+	long hint0 = vmstat("numa_hint_faults");
+	double latency = -1;
+	int fds[2], st, converged = 0;
+	char line[512];
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(fds))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		is_child = 1;
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	if (!f)
+		die("fdopen");
+	while (fgets(line, sizeof(line), f)) {
+		fputs(line, stdout);
+		if (strstr(line, "s converged)"))
+			converged = 1;
+		if (strstr(line, "secs latency to NUMA-converge"))
+			latency = atof(line);
+	}
+	fclose(f);
+	if (waitpid(pid, &st, 0) < 0)
+		die("waitpid");
+	/* -m stops the run once converged; quiet (-q), perf says no more */
+	if (latency >= 0 && latency < duration - 0.5)
+		converged = 1;
+	printf("##PERFCONV name=%s mode=%s limit=%g latency=%.3f converged=%d migrated=%ld hint_faults=%ld rc=%d\n",
+	       name, mode, duration, latency, converged,
+	       vmstat("pgmigrate_success") - mig0,
+	       vmstat("numa_hint_faults") - hint0,
+	       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	restore_sysctls();
+	return !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: numabench -s stream|disturb|disturb-3x|"
 		"newhogs|newhogs-3x|misplaced|wrongnode|lazy|threads|"
 		"threads-groups|numa01|numa01-thread-alloc|numa02|numa02-smt|"
 		"numa02-2x|shared -m off|autonuma|sched-numa "
-		"-d SECONDS [-n NPROC] [-M MiB]\n");
+		"-d SECONDS [-n NPROC] [-M MiB]\n"
+		"       numabench -m MODE -d SECONDS -x NAME -- COMMAND...\n");
 	exit(1);
 }
 
@@ -615,8 +680,10 @@ int main(int argc, char **argv)
 	size_t len;
 	char t90s[16];
 
+	const char *xname = NULL;
+
 	scenario = -1;
-	while ((opt = getopt(argc, argv, "s:m:d:n:M:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:d:n:M:x:")) != -1) {
 		switch (opt) {
 		case 's':
 			for (int i = 0; i < SC_LAST; i++)
@@ -627,8 +694,20 @@ int main(int argc, char **argv)
 		case 'd': duration = atof(optarg); break;
 		case 'n': ntasks = atoi(optarg); break;
 		case 'M': mib = atol(optarg); break;
+		case 'x': xname = optarg; break;
 		default: usage();
 		}
+	}
+	if (xname) {
+		if (!mode || optind >= argc || (strcmp(mode, "off") &&
+		    strcmp(mode, "autonuma") && strcmp(mode, "sched-numa")))
+			usage();
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		scenario = 0;	/* absent() names one */
+		set_mode();
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		return run_command(xname, argv + optind);
 	}
 	if (scenario < 0 || !mode || duration <= 0 || ntasks < 0 || mib < 0 ||
 	    (strcmp(mode, "off") && strcmp(mode, "autonuma") &&
