@@ -244,12 +244,36 @@ warnings_of() {
 	cat "$b/prepare.log" "$b/objs.log" | normalise $2 $1 > "$b/warnings"
 }
 
-# compare CFG: new (patched only), old (both), gone (unpatched only)
+# The files the series changes (every patch's "+++ b/" lines)
+series_files() {
+	sed -n 's|^+++ b/||p' $(sed "s|^|$SNAP/patches/|" "$SNAP/list") | sort -u
+}
+
+# Warnings with their quoted names (gcc's ‘x’, sparse's 'x') as '*'
+masked() {
+	sed -e "s/‘[^’]*’/'*'/g" -e "s/'[^' ]*'/'*'/g" -e 's/ \[[0-9]*\]$//'
+}
+
+# compare CFG: new (patched only), old (both), gone (unpatched only).  Of
+# the new, those reported in a file the series does not change that the
+# unpatched tree gives in the same file, with the same text but for a
+# quoted name, go to CFG.inst: a new use of a macro of the tree that
+# warns at every use (arm64's COND_SYSCALL() without a prototype, W=1).
+# A new warning in a file of the series always counts as new.
 compare() {
-	local c=$1 b=$MX/build/c$1-patched u=$MX/build/c$1-unpatched
-	comm -13 "$u/warnings" "$b/warnings" > "$RES/$c.new"
+	local c=$1 b=$MX/build/c$1-patched u=$MX/build/c$1-unpatched w
+	comm -13 "$u/warnings" "$b/warnings" > "$RES/$c.new.all"
 	comm -12 "$u/warnings" "$b/warnings" > "$RES/$c.old"
 	comm -23 "$u/warnings" "$b/warnings" > "$RES/$c.gone"
+	: > "$RES/$c.new"; : > "$RES/$c.inst"
+	while IFS= read -r w; do
+		if ! series_files | grep -qxF "${w%%:*}" &&
+		   masked < "$u/warnings" | grep -qxF "$(printf '%s\n' "$w" | masked)"; then
+			printf '%s\n' "$w" >> "$RES/$c.inst"
+		else
+			printf '%s\n' "$w" >> "$RES/$c.new"
+		fi
+	done < "$RES/$c.new.all"
 }
 
 # build_side CFG SIDE: prepare + scripts, then the objects with W=1 C=2.
@@ -332,7 +356,7 @@ run_config() {
 	compare $c
 	syscall_check $c
 	echo $(( $(date +%s) - t0 )) > "$RES/$c.time"
-	echo "  config $c: $(wc -l < "$RES/$c.new") new warnings, $(wc -l < "$RES/$c.old") pre-existing"
+	echo "  config $c: $(wc -l < "$RES/$c.new") new warnings, $(wc -l < "$RES/$c.inst") new instances, $(wc -l < "$RES/$c.old") pre-existing"
 }
 
 run_vmlinux() {
@@ -411,18 +435,22 @@ report() {
 	echo "(its \`.c\` files, an \`#include\`d one as its includer, \`kernel/sys_ni.o\`, the syscall tables) with \`W=1 C=2\`, in both trees."
 	echo "Warnings (compiler and sparse, \`prepare\` included) are compared with tree paths and line:column numbers stripped;"
 	echo "a new warning is one the patched tree has and the unpatched lacks.  PASS: the patched objects build and there is no new warning."
+	echo "Not counted as new but listed (\"new instances\"): a warning in a file the series does not change that the unpatched tree"
+	echo "gives in the same file with the same text but for a quoted name, i.e. a new use of a macro of the tree that warns at"
+	echo "every use (arm64's \`COND_SYSCALL()\` has no prototype under W=1: one warning per conditional system call).  A warning"
+	echo "in a file of the series always counts as new."
 	echo
-	echo "| # | configuration | options (patched) | verdict | objects patched / unpatched | new warnings | pre-existing | time |"
-	echo "|---|---|---|---|---|---|---|---|"
+	echo "| # | configuration | options (patched) | verdict | objects patched / unpatched | new warnings | new instances | pre-existing | time |"
+	echo "|---|---|---|---|---|---|---|---|---|"
 	for c in 1 2 3 4 5 6 7; do
 		if [ -f "$RES/$c.skipped" ]; then
-			echo "| $c | ${DESC[$c]} | | not run | | | | $(cat "$RES/$c.skipped") |"
+			echo "| $c | ${DESC[$c]} | | not run | | | | | $(cat "$RES/$c.skipped") |"
 			continue
 		elif [ -f "$RES/$c.error" ]; then
-			echo "| $c | ${DESC[$c]} | | FAIL | | | | $(cat "$RES/$c.error") |"
+			echo "| $c | ${DESC[$c]} | | FAIL | | | | | $(cat "$RES/$c.error") |"
 			continue
 		elif [ ! -f "$RES/$c.time" ]; then
-			echo "| $c | ${DESC[$c]} | | not run | | | | not in MATRIX_PARTS |"
+			echo "| $c | ${DESC[$c]} | | not run | | | | | not in MATRIX_PARTS |"
 			continue
 		fi
 		local b=$MX/build/c$c-patched u=$MX/build/c$c-unpatched verdict=PASS
@@ -437,7 +465,7 @@ report() {
 		case "$verdict" in PASS*) [ -s "$RES/$c.new" ] && verdict="NEW WARNINGS" ;; esac
 		n=$(wc -l < "$RES/$c.new")
 		echo "| $c | ${DESC[$c]} | $(sed -n 's/^patched: //p' "$RES/$c.opts" | tr ' ' '\n' |
-			grep -E '^(NUMA|NUMA_BALANCING|SCHED_NUMA)=|=y$' | grep -vE '^(SMP|MODULES)=' | xargs | sed 's/ /, /g') | $verdict | $(wc -l < "$b/built") / $(wc -l < "$u/built") | $n | $(wc -l < "$RES/$c.old") | $(cat "$RES/$c.time") s |"
+			grep -E '^(NUMA|NUMA_BALANCING|SCHED_NUMA)=|=y$' | grep -vE '^(SMP|MODULES)=' | xargs | sed 's/ /, /g') | $verdict | $(wc -l < "$b/built") / $(wc -l < "$u/built") | $n | $(cat "$RES/$c.inst" 2>/dev/null | wc -l) | $(wc -l < "$RES/$c.old") | $(cat "$RES/$c.time") s |"
 	done
 	echo
 	echo "Full \`vmlinux\` of the patched tree (guest-based configurations):"
@@ -471,6 +499,14 @@ report() {
 		[ -s "$u/failed" ] && echo "- failed in the unpatched tree: $(xargs < "$u/failed")"
 		echo "- warnings: $(wc -l < "$b/warnings") distinct in the patched tree, $(wc -l < "$u/warnings") in the unpatched, $(wc -l < "$RES/$c.old") in both, $(wc -l < "$RES/$c.new") new, $(wc -l < "$RES/$c.gone") only in the unpatched"
 		cat "$RES/$c.syscalls"
+		if [ -s "$RES/$c.inst" ]; then
+			echo
+			echo "New instances of the unpatched tree's warnings, in files the series does not change (normalised):"
+			echo
+			echo '```'
+			cat "$RES/$c.inst"
+			echo '```'
+		fi
 		if [ -s "$RES/$c.new" ]; then
 			echo
 			echo "New warnings (normalised):"
