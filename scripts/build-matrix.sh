@@ -161,12 +161,16 @@ in_config() {
 }
 
 # kmake CFG SIDE ARGS...: make in the build directory of one side.
+# --output-sync: the lines of one compiler or sparse run stay together
+# (sparse's "expected/got" lines follow their warning; -j2 interleaved
+# them, and a warning then differed between the trees by its tail).
 kmake() {
 	local c=$1 side=$2 src
 	shift 2
 	[ "$side" = patched ] && src=$PTREE || src=$PRISTINE
 	flock "$LOCK" make -C "$src" O="$MX/build/c$c-$side" ARCH="${ARCH_OF[$c]}" \
-		${CROSS_OF[$c]:+CROSS_COMPILE=${CROSS_OF[$c]}} CC="${CC_OF[$c]}" -j"$JOBS" "$@"
+		${CROSS_OF[$c]:+CROSS_COMPILE=${CROSS_OF[$c]}} CC="${CC_OF[$c]}" -j"$JOBS" \
+		--output-sync=target "$@"
 }
 declare -A ARCH_OF=([1]=x86_64 [2]=x86_64 [3]=x86_64 [4]=x86_64 [5]=i386 [6]=arm64 [7]=x86_64)
 declare -A CROSS_OF=([6]=aarch64-linux-gnu-)
