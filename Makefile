@@ -7,7 +7,9 @@
 #   make compat   memory-policy tests on the patched and the unpatched kernel
 #   make bench-cost  hot-path costs against the unpatched kernel: results/cost.md
 #   make bench-cost-at AT=N [COST_CASES=a,b]  the same with the first N patches
+#   make bench-interval  numad's interval 2000 vs 500 ms, sched-numa scenarios: results/interval.md
 #   make int3-experiment  static key flips on QEMU 7.2 and the new QEMU: results/int3.md
+#                         (DEBUG=1: the debug kernels, results/int3-debug.md)
 #   make boot     interactive shell in the guest
 #   make apply KSRC=/path/to/linux-6.1   apply the series to your own tree
 #   make checkpatch                      scripts/checkpatch.pl on every patch
@@ -25,7 +27,7 @@ export CACHE DEBUG
 
 S := scripts
 
-.PHONY: all deps tree apply config kernel initramfs check stress compat boot run bench bench-cost bench-cost-at cover-letter \
+.PHONY: all deps tree apply config kernel initramfs check stress compat boot run bench bench-cost bench-cost-at bench-interval cover-letter \
 	int3-experiment \
 	checkpatch \
 	series-build build-matrix clean distclean help
@@ -82,6 +84,9 @@ bench-cost: kernel initramfs
 
 bench-cost-at: kernel initramfs
 	@$(S)/bench-cost-at.sh
+
+bench-interval: kernel initramfs
+	@$(S)/bench-interval.sh
 
 int3-experiment: kernel initramfs
 	@$(S)/int3-experiment.sh

@@ -9,7 +9,9 @@
 # failed otherwise, and that passed.  The unpatched kernel is the one of
 # make compat ($CACHE/build-pristine); QEMU 7.2 is unpacked from Debian's
 # package into $CACHE/qemu-7.2 (dpkg -x, not installed).
-# INT3_ARMS= picks arms (e.g. "unpatched:7.2 patched:10").
+# INT3_ARMS= picks arms (e.g. "unpatched:7.2 patched:10").  With DEBUG=1
+# the kernels are the debug builds (lockdep, KASAN...: make check DEBUG=1's)
+# and the table goes to results/int3-debug.md.
 set -u
 . "$(dirname "$0")/lib.sh"
 boots=${INT3_BOOTS:-15}
@@ -20,7 +22,7 @@ q72dir=$CACHE/qemu-7.2
 q72=$q72dir/usr/bin/qemu-system-x86_64
 qnew=$(command -v qemu-system-x86_64) || die "no qemu-system-x86_64 (make deps)"
 
-build_pristine
+case " $arms" in *" unpatched:"*) build_pristine ;; esac
 if [ ! -x "$q72" ]; then
 	getq72() {
 		local d
@@ -35,6 +37,11 @@ fi
 newver=$("$qnew" --version | sed -n 's/.*version \([0-9.]*\).*/\1/p')
 
 res=$OUT/int3
+resname=int3.md; kind= kmoff=
+# kmemleak=off: its scan at the end of a debug boot took about 3 minutes of
+# the 4.7 of a boot (the flips themselves 48 s), and it has no part in text
+# poking; lockdep, KASAN and the rest stay on
+[ "$DEBUG" = 1 ] && resname=int3-debug.md kind="debug " kmoff=kmemleak=off
 mkdir -p "$res"
 for arm in $arms; do
 	k=${arm%%:*} q=${arm#*:}
@@ -49,7 +56,7 @@ for arm in $arms; do
 		q72env=; [ "$q" = 7.2 ] && q72env="QEMU_MODULE_DIR=$q72dir/usr/lib/x86_64-linux-gnu/qemu"
 		env $q72env BUILD="$b" OUT="$OUT" LOG="$log" QEMU="$bin" BOOT_TIMEOUT=600 \
 			QEMU_OPTS="$([ "$q" = 7.2 ] && echo "-L /usr/share/seabios -L /usr/share/qemu")" \
-			APPEND="snflips=$flips" "$TOP/scripts/boot.sh" static_keys > /dev/null 2>&1
+			APPEND="snflips=$flips $kmoff" "$TOP/scripts/boot.sh" static_keys > /dev/null 2>&1
 		secs=$((secs + $(date +%s) - t0))
 		if grep -qa 'int3: ' "$log"; then
 			int3=$((int3 + 1)); v="int3 at $(grep -aom1 'RIP: 0010:[^ ]*' "$log" | head -n1 | cut -d: -f3)"
@@ -61,7 +68,8 @@ for arm in $arms; do
 		echo "  $k kernel, QEMU $q, boot $i: $v ($(( $(date +%s) - t0 ))s)"
 	done
 	# one row per arm, kept across runs (INT3_ARMS= reruns some)
-	echo "| $k | $([ "$q" = 7.2 ] && echo 7.2.22 || echo "$newver") | $boots | $int3 | $other | $pass | $((secs / boots)) |" > "$res/row-$k-$q"
+	echo "$k/$q $(date -u +%H:%M) UTC;" > "$res/when-$k-$q"
+	echo "| $kind$k | $([ "$q" = 7.2 ] && echo 7.2.22 || echo "$newver") | $boots | $int3 | $other | $pass | $((secs / boots)) |" > "$res/row-$k-$q"
 done
 {
 	echo "# The int3 crash: QEMU or the series?"
@@ -69,12 +77,13 @@ done
 	echo "\`make int3-experiment\` ($(date -u +%F)): tests/static_keys.c, $flips rounds of"
 	echo "key flips (kernel.numa_balancing; kernel.sched_numa too on the patched"
 	echo "kernel) under load, multi-threaded TCG, 4 vCPUs on $(nproc) host CPUs, the guest"
-	echo "config of \`make check\` (JUMP_LABEL, -O2, SLUB...)."
+	echo "config of \`make check${kind:+ DEBUG=1}\` (JUMP_LABEL, -O2, SLUB...${kind:+; the ${kind}kernels: lockdep, KASAN...})."
+	echo "Rows: $(cat "$res"/when-* 2>/dev/null | xargs)"
 	echo
 	echo "| kernel | QEMU | boots | died of int3 | failed otherwise | passed | s per boot |"
 	echo "|---|---|---|---|---|---|---|"
 	for r in unpatched-7.2 unpatched-new patched-new patched-7.2; do
 		[ -f "$res/row-$r" ] && cat "$res/row-$r"
 	done
-} > "$TOP/results/int3.md"
-cat "$TOP/results/int3.md"
+} > "$TOP/results/$resname"
+cat "$TOP/results/$resname"
