@@ -38,9 +38,9 @@ newver=$("$qnew" --version | sed -n 's/.*version \([0-9.]*\).*/\1/p')
 
 res=$OUT/int3
 resname=int3.md; kind= kmoff=
-# kmemleak=off: its scan at the end of a debug boot took about 3 minutes of
-# the 4.7 of a boot (the flips themselves 48 s), and it has no part in text
-# poking; lockdep, KASAN and the rest stay on
+# kmemleak=off on the debug kernel: its scan at the end of a boot takes a
+# minute or more under TCG and has no part in text poking; lockdep, KASAN
+# and the rest stay on
 [ "$DEBUG" = 1 ] && resname=int3-debug.md kind="debug " kmoff=kmemleak=off
 mkdir -p "$res"
 for arm in $arms; do
@@ -50,6 +50,7 @@ for arm in $arms; do
 	int3=0 other=0 pass=0 secs=0
 	for i in $(seq 1 "$boots"); do
 		log=$res/$k-$q-$i.log
+		rm -f "$log" "$log".stuck-*	# boot.sh's early-hang retries, of this run only
 		t0=$(date +%s)
 		# QEMU 7.2 from $q72dir: its modules, and the firmware where
 		# the installed QEMU's packages keep it
