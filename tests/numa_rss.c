@@ -617,8 +617,11 @@ FIXTURE_TEARDOWN(misplaced)
 	NU_EXPECT_SYSCTLS_RESTORED(&self->sysctls);
 }
 
-/* Sum over the nodes of a column of /sys/kernel/debug/sched/numad */
-static long long numad_stat(int col)
+/*
+ * A column of /sys/kernel/debug/sched/numad: numad/@node's, or (@node -1)
+ * the sum over the nodes
+ */
+static long long numad_stat_node(int node, int col)
 {
 	char buf[4096], *line, *save;
 	long long sum = 0;
@@ -634,29 +637,39 @@ static long long numad_stat(int col)
 		if (sscanf(line, "%lld %lld %lld %lld %lld %lld", &v[0], &v[1],
 			   &v[2], &v[3], &v[4], &v[5]) != 6)
 			return -1;
-		sum += v[col];
+		if (node < 0 || v[0] == node)
+			sum += v[col];
 	}
 	return sum;
+}
+
+static long long numad_stat(int col)
+{
+	return numad_stat_node(-1, col);
 }
 
 #define STAT_PASSES	1
 #define STAT_WALKS	4
 #define STAT_MARKED	5
 
-/* Wait until each of the two numads has done about @n more passes */
-static int wait_passes(long long n)
+/*
+ * Wait until numad/@node, the numad of the child's node (the one that walks
+ * it), has done @n more passes: @n of its intervals.  Counting the passes
+ * of both numads instead let a debug kernel's walk_bounded end its wait
+ * while the child's numad had done a few passes only.
+ */
+static int wait_passes(int node, long long n)
 {
-	long long start = numad_stat(STAT_PASSES), now;
+	long long start = numad_stat_node(node, STAT_PASSES), now;
 	int i;
 
 	if (start < 0)
 		return -1;
-	/* Two numads, each passes once per interval: 2n passes in all */
 	for (i = 0; i < 6000; i++) {
-		now = numad_stat(STAT_PASSES);
+		now = numad_stat_node(node, STAT_PASSES);
 		if (now < 0)
 			return -1;
-		if (now - start >= 2 * n)
+		if (now - start >= n)
 			return 0;
 		usleep(20000);
 	}
@@ -830,7 +843,7 @@ static long kid_wait_home(struct kid *k, size_t len, int max)
 
 	for (i = 0; i < max; i++) {
 		home = kid_on(k, len, k->home);
-		if (home >= PCT(npages, 90) || wait_passes(1))
+		if (home >= PCT(npages, 90) || wait_passes(k->home, 1))
 			break;
 	}
 	printf("# home %d: %ld of %ld pages home after %d intervals\n",
@@ -839,8 +852,12 @@ static long kid_wait_home(struct kid *k, size_t len, int max)
 }
 
 /*
- * NUMA_MISPLACED @feature, then a kid with @len bytes off home (@kind:
- * enum kid_kind); returns numad's walks before the kid started.
+ * A kid with @len bytes off home (@kind: enum kid_kind), then
+ * NUMA_MISPLACED @feature; returns numad's walks before the feature was set.
+ * The feature is off while the kid fills its buffer: under the kid's
+ * MPOL_BIND numad's walks of it mark nothing, and each whole lap that
+ * marks nothing doubles the back-off: on the debug kernel, whose fill is
+ * slow, the buffer then sat unmarked for 20 intervals after the fill.
  */
 static long long misplaced_start(struct __test_metadata *_metadata,
 				 struct kid *k, size_t len, int kind,
@@ -849,11 +866,7 @@ static long long misplaced_start(struct __test_metadata *_metadata,
 	long long walks;
 	int r;
 
-	ASSERT_EQ(0, nu_sched_feat_set(FEATURE, feature)) {
-		return -1;
-	}
-	walks = numad_stat(STAT_WALKS);
-	ASSERT_GE(walks, 0) {
+	ASSERT_EQ(0, nu_sched_feat_set(FEATURE, 0)) {
 		return -1;
 	}
 	r = kid_start(k, len, kind);
@@ -863,6 +876,15 @@ static long long misplaced_start(struct __test_metadata *_metadata,
 	}
 	ASSERT_GE(k->home, 0) {
 		TH_LOG("the child has no home node");
+		kid_stop(k);
+		return -1;
+	}
+	walks = numad_stat(STAT_WALKS);
+	ASSERT_GE(walks, 0) {
+		kid_stop(k);
+		return -1;
+	}
+	ASSERT_EQ(0, nu_sched_feat_set(FEATURE, feature)) {
 		kid_stop(k);
 		return -1;
 	}
@@ -898,7 +920,7 @@ TEST_F_TIMEOUT(misplaced, feature_off, RSS_TIMEOUT)
 	if (self->skip)
 		return;
 	walks = misplaced_start(_metadata, &k, len, KID_PRIVATE, 0);
-	ASSERT_EQ(0, wait_passes(10));
+	ASSERT_EQ(0, wait_passes(k.home, 10));
 	EXPECT_EQ(npages, kid_on(&k, len, !k.home));
 	EXPECT_EQ(walks, numad_stat(STAT_WALKS));
 	EXPECT_EQ(-1, kid_verify(&k, len));
@@ -947,10 +969,10 @@ TEST_F_TIMEOUT(misplaced, backoff, RSS_TIMEOUT)
 	first = misplaced_start(_metadata, &k, len, KID_SHARED, 1);
 	/* The first walk, within a few intervals */
 	for (i = 0; i < 20 && numad_stat(STAT_WALKS) == first; i++)
-		ASSERT_EQ(0, wait_passes(1));
+		ASSERT_EQ(0, wait_passes(k.home, 1));
 	walks = numad_stat(STAT_WALKS);
 	ASSERT_GT(walks, first) TH_LOG("numad never walked the child");
-	ASSERT_EQ(0, wait_passes(16));
+	ASSERT_EQ(0, wait_passes(k.home, 16));
 	walks = numad_stat(STAT_WALKS) - walks;
 	TH_LOG("%lld walks in 16 intervals", walks);
 	/* Backing off 1, 2, 4, 8: 4 walks; every interval would be 16 */
@@ -960,13 +982,13 @@ TEST_F_TIMEOUT(misplaced, backoff, RSS_TIMEOUT)
 	kid_stop(&k);
 }
 
-/* Wait up to @max intervals for numad's first walk after @before */
-static long long first_walk(long long before, int max)
+/* Wait up to @max intervals of numad/@node for a first walk after @before */
+static long long first_walk(int node, long long before, int max)
 {
 	int i;
 
 	for (i = 0; i < max && numad_stat(STAT_WALKS) == before; i++)
-		if (wait_passes(1))
+		if (wait_passes(node, 1))
 			return -1;
 	return numad_stat(STAT_WALKS);
 }
@@ -981,9 +1003,9 @@ TEST_F_TIMEOUT(misplaced, pinned_thread, RSS_TIMEOUT)
 	if (self->skip)
 		return;
 	first = misplaced_start(_metadata, &k, len, KID_PINNED, 1);
-	walks = first_walk(first, 20);
+	walks = first_walk(k.home, first, 20);
 	ASSERT_GT(walks, first) TH_LOG("numad never walked the child");
-	ASSERT_EQ(0, wait_passes(60));
+	ASSERT_EQ(0, wait_passes(k.home, 60));
 	walks = numad_stat(STAT_WALKS) - walks;
 	TH_LOG("%lld walks in 60 intervals", walks);
 	/* Moved whole to the reader's node, it has nothing off home left */
@@ -1010,7 +1032,7 @@ TEST_F_TIMEOUT(misplaced, walk_bounded, RSS_TIMEOUT)
 	first = misplaced_start(_metadata, &k, len, KID_PRIVATE, 1);
 	/* The first walk that marks pages; the next waits NUMAD_SETTLE */
 	for (i = 0; i < 20 && numad_stat(STAT_MARKED) == marked; i++)
-		ASSERT_EQ(0, wait_passes(1));
+		ASSERT_EQ(0, wait_passes(k.home, 1));
 	walks = numad_stat(STAT_WALKS);
 	marked = numad_stat(STAT_MARKED) - marked;
 	TH_LOG("%lld walks, %lld pages marked", walks - first, marked);
