@@ -270,9 +270,11 @@ compare() {
 	comm -12 "$u/warnings" "$b/warnings" > "$RES/$c.old"
 	comm -23 "$u/warnings" "$b/warnings" > "$RES/$c.gone"
 	: > "$RES/$c.new"; : > "$RES/$c.inst"
+	series_files > "$RES/$c.files"
+	masked < "$u/warnings" > "$RES/$c.old.masked"
 	while IFS= read -r w; do
-		if ! series_files | grep -qxF "${w%%:*}" &&
-		   masked < "$u/warnings" | grep -qxF "$(printf '%s\n' "$w" | masked)"; then
+		if ! grep -qxF "${w%%:*}" "$RES/$c.files" &&
+		   grep -qxF "$(printf '%s\n' "$w" | masked)" "$RES/$c.old.masked"; then
 			printf '%s\n' "$w" >> "$RES/$c.inst"
 		else
 			printf '%s\n' "$w" >> "$RES/$c.new"
