@@ -14,6 +14,12 @@ step "boot guest and run tests ($tests)" env LOG="$LOG" "$TOP/scripts/boot.sh" "
 boot_rc=$?
 "$TOP/scripts/results.sh" "$LOG" > "$res"
 [ $boot_rc = 0 ] || echo "FAIL boot: guest did not complete the test run (see $LOG)" >> "$res"
+# A boot retried after an early-boot hang still fails the run (scripts/boot.sh)
+early_hangs() {
+	[ -s "$1.early-hangs" ] || return 0
+	echo "FAIL boot: $(wc -l < "$1.early-hangs") early-boot hang(s) before ##GUEST-UP, retried ($1.stuck-N, tasks in $1.stuck-N.tasks): $(head -n 1 "$1.early-hangs")" >> "$res"
+}
+early_hangs "$LOG"
 if "$TOP/scripts/check-console.sh" "$LOG"; then
 	echo "PASS console: no panic, oops, WARNING, BUG, lockdep, KASAN or kmemleak report" >> "$res"
 else
@@ -24,6 +30,7 @@ if [ "${SKIP_WARN_SELFTEST:-0}" != 1 ]; then
 	wlog=$OUT/console-warn-selftest.log
 	step "boot guest with a forced WARNING (harness self-test)" \
 		env LOG="$wlog" "$TOP/scripts/boot.sh" lkdtm-warning >/dev/null
+	early_hangs "$wlog"
 	if grep -q '^ok 1 lkdtm.warning' "$wlog" && ! "$TOP/scripts/check-console.sh" "$wlog" 2>/dev/null; then
 		echo "PASS harness: a kernel WARNING in the console log fails the run" >> "$res"
 	else

@@ -5,7 +5,7 @@
 set -u
 pkgs="linux-source-6.1 quilt busybox-static numactl libnuma-dev
 gcc make flex bison bc libelf-dev libssl-dev cpio ccache xz-utils rsync file
-gnuplot-nox python3 util-linux dwarves diffstat linux-perf"
+gnuplot-nox python3 util-linux dwarves diffstat linux-perf gdb"
 missing=$(for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' || echo "$p"
 done | xargs)
