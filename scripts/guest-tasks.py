@@ -84,16 +84,22 @@ t, n = init, 0
 while True:
     st = u32(t + STATE)
     sp = u64(t + sp_off)
-    words = []
-    try:
-        stack = rd(sp, 8 * 256)
-    except gdb.MemoryError:
-        stack = b''
-    for i in range(0, len(stack), 8):
+    # up to 2 KiB from the saved stack pointer, a page at a time: the
+    # stack's top may be closer (then the guard page faults the read)
+    words, stack, a = [], b'', sp
+    while len(stack) < 2048:
+        n = min(4096 - a % 4096, 2048 - len(stack))
+        try:
+            stack += rd(a, n)
+        except gdb.MemoryError:
+            break
+        a += n
+    for i in range(0, len(stack) - 7, 8):
         w = int.from_bytes(stack[i:i + 8], 'little')
         if stext <= w < etext:
             s = gdb.execute('info symbol 0x%x' % w, to_string=True)
-            words.append(s.split(' in section')[0].strip())
+            if not s.startswith('No symbol'):
+                words.append(s.split(' in section')[0].strip())
     print('task %#x %-16s state %#x: %s' % (t, comm(t), st,
           ' < '.join(words[:24])))
     t = u64(t + tasks_off) - tasks_off
