@@ -433,7 +433,7 @@ report() {
 	echo
 	echo "\`make build-matrix\` (\`scripts/build-matrix.sh\`), $(date -u -d @"$T_END" '+%Y-%m-%d'); runs: $(sed 's/$/;/' "$RES/runs" 2>/dev/null | xargs echo | sed 's/;$/./')"
 	echo "Series commit \`$COMMIT\` ($(wc -l < "$SNAP/list") patches, \`git archive HEAD\` at the start), applied with \`patch -p1 --fuzz=0\`"
-	echo "to Debian's linux-source $(tree_version "$PRISTINE"); the unpatched side is the pristine tree, built out of tree with the same \`.config\`"
+	echo "to Debian's linux-source $(tree_version "$PRISTINE")$(ls "$TOP"/patches/base/*.patch >/dev/null 2>&1 && echo " with the upstream fixes of \`patches/base/\`"); the unpatched side is that tree, built out of tree with the same \`.config\`"
 	echo "(the patched side's, then \`olddefconfig\`)."
 	echo "$(gcc --version | head -n1); $(aarch64-linux-gnu-gcc --version | head -n1); sparse $(sparse --version 2>/dev/null); ccache; \`-j$JOBS\`."
 	echo
