@@ -50,7 +50,7 @@ for arm in $arms; do
 	int3=0 other=0 pass=0 secs=0
 	for i in $(seq 1 "$boots"); do
 		log=$res/$k-$q-$i.log
-		rm -f "$log" "$log".stuck-*	# boot.sh's early-hang retries, of this run only
+		rm -f "$log"	# boot.sh removes its own stuck-N and early-hangs files
 		t0=$(date +%s)
 		# QEMU 7.2 from $q72dir: its modules, and the firmware where
 		# the installed QEMU's packages keep it
