@@ -19,11 +19,14 @@
 #
 # Variables: CACHE (default ~/.cache/sched-numa) holds the unpacked tree, the
 # patched tree and the build output; DEBUG=1 selects the debug kernel
-# (lockdep, KASAN, kmemleak, ...) in its own build directory.
+# (lockdep, KASAN, kmemleak, ...) in its own build directory; TOPO= the
+# guest's NUMA layout for check, run, bench and boot: 2n (default), 4n,
+# 8n, cxl, memless (README, "Topologies").
 
 CACHE ?= $(HOME)/.cache/sched-numa
 DEBUG ?= 0
-export CACHE DEBUG
+TOPO ?= 2n
+export CACHE DEBUG TOPO
 
 S := scripts
 

@@ -26,10 +26,12 @@ done
 export RUN_EXTRA="$perfl ${BENCH_EXTRA:-mbindbench scalebench}"
 [ -n "$perfl" ] && [ "${BENCH_REPORT_ONLY:-0}" != 1 ] &&
 	{ step "initramfs with perf" env INITRAMFS_PERF=1 "$TOP/scripts/initramfs.sh" || exit 1; }
-md=$TOP/results/bench.md png=$TOP/results/locality.png
+# TOPO (scripts/boot.sh): another layout's results beside the 2n ones
+sfx=; [ "${TOPO:-2n}" != 2n ] && sfx=-$TOPO
+md=$TOP/results/bench$sfx.md png=$TOP/results/locality$sfx.png
 rc=0 logs=
 for i in $(seq 1 "$boots"); do
-	log=$OUT/bench-console-$i.log
+	log=$OUT/bench-console$sfx-$i.log
 	# run.sh prints this boot's table; the report of all boots comes last.
 	# BENCH_REPORT_ONLY=1 writes the report again from the last logs.
 	[ "${BENCH_REPORT_ONLY:-0}" = 1 ] ||
@@ -40,7 +42,7 @@ done
 # /dev/stdout again would truncate $md)
 "$TOP/scripts/bench-report.sh" "$logs" "$md.table" "$png" || rc=1
 {
-	echo "# make bench: $boots boots, ${RUN_SECS} s per run, every mode in each boot"
+	echo "# make bench${sfx:+ TOPO=$TOPO}: $boots boots, ${RUN_SECS} s per run, every mode in each boot"
 	echo
 	echo "Each cell: boot 1 / boot 2 / ...  Second half: the mean locality of the"
 	echo "runs' second halves.  Hinting faults: numa_hint_faults (autonuma's"

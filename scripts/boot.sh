@@ -1,6 +1,7 @@
 #!/bin/bash
-# boot.sh [-i] [TESTS]: boot the guest kernel on a 2-node QEMU machine
-# (2 sockets x 2 cores, 1 GiB per node, SLIT 10/20) with the initramfs, run
+# boot.sh [-i] [TESTS]: boot the guest kernel on a QEMU NUMA machine (TOPO:
+# 2n, the default, is 2 sockets x 2 cores, 1 GiB per node, SLIT 10/20; 4n,
+# 8n, cxl and memless below) with the initramfs, run
 # TESTS (comma separated, or "all") and power off.  The whole console log is
 # kept in $LOG.  -i gives an interactive shell on the serial console.
 # KVM is used only when a quick probe shows it works; otherwise TCG.
@@ -34,7 +35,7 @@ if [ "${ACCEL:-tcg}" = kvm ] && [ -w /dev/kvm ]; then
 	     echo $?)
 	[ "$rc" = 124 ] && accel=kvm
 fi
-echo "boot: accelerator $accel${QEMU_OPTS:+ ($QEMU_OPTS)}"
+echo "boot: accelerator $accel, topology ${TOPO:-2n}${QEMU_OPTS:+ ($QEMU_OPTS)}"
 # pmu=off: QEMU 10.0's "max" CPU under TCG offers a PMU that QEMU 7.2's
 # did not; without it the guest sees what it saw on 7.2 ("PMU not
 # available due to virtualization"), the CPU every figure in results/ was
@@ -84,12 +85,58 @@ append="console=ttyS0 loglevel=5 panic=-1 rdinit=/init init_on_alloc=0 sntests=$
 # PREALLOC=1 (make bench-cost): QEMU touches the guest's RAM before the
 # boot, so that no benchmark pays for the host's first touch of it.
 mem=; [ "${PREALLOC:-0}" = 1 ] && mem=,prealloc=on
-cmd=("$qemu" -accel "$accel" -cpu "$cpu" -m 2G -smp 4,sockets=2,cores=2
-	-object memory-backend-ram,id=m0,size=1G$mem
-	-object memory-backend-ram,id=m1,size=1G$mem
-	-numa node,nodeid=0,cpus=0-1,memdev=m0
-	-numa node,nodeid=1,cpus=2-3,memdev=m1
-	-numa dist,src=0,dst=1,val=20
+# TOPO: the NUMA layout (README, "Topologies"); each a QEMU -numa layout
+# with its SLIT.  TCG runs one host thread per vCPU on this 2-core host,
+# so no layout has more than 8 vCPUs.
+topo=()
+# topo_node ID CPUS MEM: a node, CPUS a cpu list, MEM a size; "-": none
+topo_node() {
+	local opt="node,nodeid=$1"
+	[ "$2" != - ] && opt="$opt,cpus=$2"
+	if [ "$3" != - ]; then
+		topo+=(-object "memory-backend-ram,id=m$1,size=$3$mem")
+		opt="$opt,memdev=m$1"
+	fi
+	topo+=(-numa "$opt")
+}
+# dist A B D: the SLIT distance between nodes A and B, both ways
+dist() { topo+=(-numa "dist,src=$1,dst=$2,val=$3"); }
+case "${TOPO:-2n}" in
+2n)	# two sockets of 2 CPUs and 1 GiB: the layout of every figure in results/
+	smp=4,sockets=2,cores=2 ram=2G
+	topo_node 0 0-1 1G; topo_node 1 2-3 1G
+	dist 0 1 20 ;;
+4n)	# two sockets, each of two sub-NUMA clusters of 1 CPU and 512 MiB:
+	# 11 within a socket, 21 across
+	smp=4,sockets=2,cores=2 ram=2G
+	for n in 0 1 2 3; do topo_node $n $n 512M; done
+	dist 0 1 11; dist 2 3 11
+	dist 0 2 21; dist 0 3 21; dist 1 2 21; dist 1 3 21 ;;
+8n)	# AMD 2P in NPS4: two sockets of four nodes, 1 CPU and 256 MiB each;
+	# 11 to the neighbour, 12 within the socket, 32 across
+	smp=8,sockets=2,cores=4 ram=2G
+	for n in 0 1 2 3 4 5 6 7; do topo_node $n $n 256M; done
+	for a in 0 1 2 3 4 5 6 7; do
+		for b in 0 1 2 3 4 5 6 7; do
+			[ $b -gt $a ] || continue
+			if [ $((a / 4)) != $((b / 4)) ]; then dist $a $b 32
+			elif [ $((a / 2)) = $((b / 2)) ]; then dist $a $b 11
+			else dist $a $b 12; fi
+		done
+	done ;;
+cxl)	# 2n plus a CPU-less 512 MiB memory node (a CXL expander), farther
+	# than the other socket
+	smp=4,sockets=2,cores=2 ram=2560M
+	topo_node 0 0-1 1G; topo_node 1 2-3 1G; topo_node 2 - 512M
+	dist 0 1 20; dist 0 2 40; dist 1 2 40 ;;
+memless) # node 2 has a CPU and no memory, next to node 1
+	smp=4,sockets=2,cores=2 ram=2G
+	topo_node 0 0-1 1G; topo_node 1 2 1G; topo_node 2 3 -
+	dist 0 1 20; dist 0 2 20; dist 1 2 11 ;;
+*)	die "TOPO=$TOPO: one of 2n 4n 8n cxl memless" ;;
+esac
+cmd=("$qemu" -accel "$accel" -cpu "$cpu" -m "$ram" -smp "$smp"
+	"${topo[@]}"
 	-drive file="$swapimg",if=virtio,format=raw,cache=unsafe
 	-kernel "$kernel" -initrd "$OUT/initramfs.cpio.gz"
 	-append "$append" -nographic -no-reboot -nodefaults -serial stdio

@@ -7,10 +7,12 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 tests=${1:-all}
-res=$OUT/results.txt
+# TOPO (scripts/boot.sh): another layout's logs beside the 2n ones
+sfx=; [ "${TOPO:-2n}" != 2n ] && sfx=-$TOPO
+res=$OUT/results$sfx.txt
 mkdir -p "$OUT"
-LOG=$OUT/console.log
-step "boot guest and run tests ($tests)" env LOG="$LOG" "$TOP/scripts/boot.sh" "$tests"
+LOG=$OUT/console$sfx.log
+step "boot guest (${TOPO:-2n}) and run tests ($tests)" env LOG="$LOG" "$TOP/scripts/boot.sh" "$tests"
 boot_rc=$?
 "$TOP/scripts/results.sh" "$LOG" > "$res"
 [ $boot_rc = 0 ] || echo "FAIL boot: guest did not complete the test run (see $LOG)" >> "$res"
@@ -27,7 +29,7 @@ else
 fi
 
 if [ "${SKIP_WARN_SELFTEST:-0}" != 1 ]; then
-	wlog=$OUT/console-warn-selftest.log
+	wlog=$OUT/console-warn-selftest$sfx.log
 	step "boot guest with a forced WARNING (harness self-test)" \
 		env LOG="$wlog" "$TOP/scripts/boot.sh" lkdtm-warning >/dev/null
 	early_hangs "$wlog"
