@@ -62,7 +62,8 @@
  *                        bind another thread by tid, home nodes = group node,
  *                        threads and fork children of bound threads unbound,
  *                        rebinding empties and frees a group.
- *   mbind_follows_group  8 MiB on the other node moves to the group's node
+ *   mbind_follows_group  8 MiB on the other node (1 if the group's node is
+ *                        0, else 0) moves to the group's node
  *                        when touched; a bound new range fills on the
  *                        group's node from a thread pinned to the other node
  *                        and from a fork child with MPOL_PREFERRED {other}.
@@ -95,6 +96,9 @@
  *                        touched on node 0: locality (share of sampled pages
  *                        on the node of the thread's CPU) logged without
  *                        groups, then with two groups of two threads each
+ *                        (four of one where nodes have one CPU, as on 4n
+ *                        and 8n; SKIP when the groups cannot each have a
+ *                        node with CPUs and memory, as on memless)
  *                        binding their slices: some 2 s window within 20 s
  *                        must average >= 0.9.  Placement, not speed.
  *   legacy_numbers_enosys  451 (cachestat), 452 (fchmodat2) and every number
@@ -784,6 +788,16 @@ static int dbg_wait(struct __test_metadata *_metadata, int id, int nr_tasks,
 }
 
 /*
+ * May node be a group's (or a home) node: one with CPUs and memory?  On
+ * two nodes: node 0 or 1.
+ */
+static int ng_valid_node(int node)
+{
+	return node >= 0 && node < (int)NU_MAXNODE &&
+	       nu_node_nr_cpus(node) > 0 && nu_node_has_memory(node) == 1;
+}
+
+/*
  * Group id is listed with a valid node, nr_tasks tasks and anon pages of
  * anonymous memory (-1: not checked; without the file: only logged).  Returns its node, -1
  * without the file.
@@ -805,8 +819,9 @@ static int expect_listed(struct __test_metadata *_metadata, int id,
 			       when);
 	if (r)
 		return -1;
-	EXPECT_TRUE(in.node == 0 || in.node == 1)
-		TH_LOG("group %d %s: node %d", id, when, in.node);
+	EXPECT_TRUE(ng_valid_node(in.node))
+		TH_LOG("group %d %s: node %d, not one with CPUs and memory",
+		       id, when, in.node);
 	if (nr_tasks >= 0) {
 		EXPECT_EQ(nr_tasks, in.nr_tasks)
 			TH_LOG("group %d %s: nr_tasks %d, want %d", id, when,
@@ -879,7 +894,7 @@ static int group_node(struct __test_metadata *_metadata, int id, pid_t tid)
 	} else {
 		node = nu_home_node(getpid(), tid);
 	}
-	ASSERT_TRUE(node == 0 || node == 1)
+	ASSERT_TRUE(ng_valid_node(node))
 		TH_LOG("group %d: node %d (%s)", id, node,
 		       ng_have_dbg ? "debugfs" : "home node of its thread");
 	return node;
@@ -1474,7 +1489,7 @@ TEST_F_TIMEOUT(ng, new_get_rebind, NG_TIMEOUT)
 	} else if (hm != NU_HOME_NOFILE) {
 		/* No debugfs: the same valid node for both. */
 		EXPECT_EQ(hm, ht) TH_LOG("threads of one group, home nodes differ");
-		EXPECT_TRUE(hm == 0 || hm == 1)
+		EXPECT_TRUE(ng_valid_node(hm))
 			TH_LOG("bound thread: home_node %d", hm);
 	}
 
@@ -1575,7 +1590,7 @@ TEST_F_TIMEOUT(ng, mbind_follows_group, NG_TIMEOUT)
 	if (ng_have_dbg)
 		expect_home(_metadata, node, getpid(), nu_gettid(),
 			    "main thread");
-	other = 1 - node;
+	other = node == 0 ? 1 : 0;	/* 1 - node on two nodes */
 	TH_LOG("group %d on node %d; buffers start on node %d", g, node, other);
 
 	/* Existing pages move on their next touch (a read). */
@@ -2456,8 +2471,9 @@ struct n2_thr {
 
 struct n2_run {
 	int groups;
+	int gsize;		/* threads a group: CPUs of a node, at most 2 */
 	volatile int stop;
-	int gid[2];
+	int gid[N2_THREADS];
 	pthread_barrier_t made, start;
 	struct n2_thr t[N2_THREADS];
 	double sample[N2_MAX_SAMPLES];
@@ -2479,14 +2495,17 @@ static void *n2_fn(void *p)
 	struct n2_thr *t = p;
 	struct n2_run *run = t->run;
 	size_t cw = N2_CHUNK / sizeof(uint64_t), c, i;
-	int g = t->idx / 2;
+	int g = t->idx / run->gsize;
 	long r;
 
 	t->tid = nu_gettid();
 	t->cpu = sched_getcpu();
 	if (run->groups) {
-		/* Threads 0 and 2 create, 1 and 3 join. */
-		if (!(t->idx & 1)) {
+		/*
+		 * The first thread of a group creates it, the others join:
+		 * with groups of two threads 0 and 2 create, 1 and 3 join.
+		 */
+		if (!(t->idx % run->gsize)) {
 			errno = 0;
 			r = ng_tbind(0, MS_ID_NEW, 0);
 			if (r < 1)
@@ -2497,7 +2516,7 @@ static void *n2_fn(void *p)
 		pthread_barrier_wait(&run->made);
 		if (!run->gid[g])
 			n2_fail(t, "no group from its creator", EINVAL);
-		else if ((t->idx & 1) &&
+		else if ((t->idx % run->gsize) &&
 			 ng_tbind(0, run->gid[g], 0) != run->gid[g])
 			n2_fail(t, "numa_tbind(0, group)", errno);
 		if (!t->err && ng_mbind(t->slice, N2_SLICE, run->gid[g], 0))
@@ -2563,9 +2582,12 @@ static double n2_sample(struct n2_run *run, const int *cpu_node)
 	return n ? sum / n : -1;
 }
 
-/* One run: slices placed on node 0 by this thread, then 4 streams. */
+/*
+ * One run: slices placed on node 0 by this thread, then 4 streams; with
+ * groups, N2_THREADS / gsize groups of gsize threads.
+ */
 static void n2_phase(struct __test_metadata *_metadata, struct n2_run *run,
-		     int groups, long dur_ms, const int *cpu_node)
+		     int groups, int gsize, long dur_ms, const int *cpu_node)
 {
 	size_t ps = nu_page_size(), np = N2_THREADS * N2_SLICE / ps;
 	struct ng_info in;
@@ -2577,6 +2599,7 @@ static void n2_phase(struct __test_metadata *_metadata, struct n2_run *run,
 
 	memset(run, 0, sizeof(*run));
 	run->groups = groups;
+	run->gsize = gsize;
 	run->pass_at = -1;
 	run->best = -1;
 	map = placed_buf(_metadata, np, 0, 0);	/* on node 0 */
@@ -2629,14 +2652,14 @@ static void n2_phase(struct __test_metadata *_metadata, struct n2_run *run,
 		}
 	}
 	if (groups) {
-		for (i = 0; i < 2; i++)
+		for (i = 0; i < N2_THREADS / gsize; i++)
 			if (ng_have_dbg && run->gid[i] > 0 &&
 			    !ng_dbg_find(run->gid[i], &in))
 				TH_LOG("group %d: node %d nr_tasks %d anon %ld",
 				       in.id, in.node, in.nr_tasks, in.anon);
 		for (i = 0; i < N2_THREADS; i++)
 			TH_LOG("thread %d: group %d, home_node %d, CPU %d", i,
-			       run->gid[i / 2],
+			       run->gid[i / gsize],
 			       nu_home_node(getpid(), run->t[i].tid),
 			       run->t[i].cpu);
 	}
@@ -2679,37 +2702,83 @@ static void n2_log(struct __test_metadata *_metadata, const char *name,
 	       name, run->nsamples, mean, run->best, line);
 }
 
-TEST_F_TIMEOUT(ng, numa02_like, N2_TIMEOUT)
+/*
+ * Groups are as large as the nodes that can hold one: the fewest CPUs of
+ * a node with CPUs and memory, at most N2_THREADS / 2 (so two groups of
+ * two threads on 2n, and on any node of more CPUs; four groups of one
+ * thread on 4n and 8n, one CPU a node).  A thread's locality counts pages
+ * on the node of its CPU, so a group on a memoryless node could never be
+ * local: those nodes hold none.  Fills cpu_node for every node; returns
+ * the group size, or 0 with why set when the groups do not fit on the
+ * nodes with CPUs and memory, one node each.
+ */
+static int n2_group_size(int *cpu_node, char *why, size_t wlen)
 {
-	int cpu_node[CPU_SETSIZE], node, cpu;
-	struct n2_run *run;
+	int node, cpu, gsize = N2_THREADS / 2, fit = 0, nodes = 0, ncpus;
+	int cpus[NU_MAXNODE] = { 0 };
 	cpu_set_t set;
 
-	NU_RETURN_IF_SKIPPED();
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
 		cpu_node[cpu] = -1;
-	for (node = 0; node < 2; node++) {
-		ASSERT_EQ(0, nu_node_cpuset(node, &set));
+	for (node = 0; node < (int)NU_MAXNODE; node++) {
+		if (!nu_node_exists(node) || nu_node_cpuset(node, &set))
+			continue;
 		for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
 			if (CPU_ISSET(cpu, &set))
 				cpu_node[cpu] = node;
+		ncpus = CPU_COUNT(&set);
+		if (!ncpus || nu_node_has_memory(node) != 1)
+			continue;
+		cpus[node] = ncpus;
+		nodes++;
+		if (ncpus < gsize)
+			gsize = ncpus;
 	}
+	for (node = 0; node < (int)NU_MAXNODE; node++)
+		fit += cpus[node] / gsize;
+	if (!nodes || fit < N2_THREADS / gsize) {
+		snprintf(why, wlen,
+			 "%d groups of %d thread(s) do not fit the %d nodes with CPUs and memory, one node each",
+			 N2_THREADS / gsize, gsize, nodes);
+		return 0;
+	}
+	return gsize;
+}
+
+TEST_F_TIMEOUT(ng, numa02_like, N2_TIMEOUT)
+{
+	int cpu_node[CPU_SETSIZE], gsize;
+	struct n2_run *run;
+	char why[160], name[32];
+
+	NU_RETURN_IF_SKIPPED();
+	gsize = n2_group_size(cpu_node, why, sizeof(why));
+	if (!gsize)
+		SKIP(return, "%s", why);
+	snprintf(name, sizeof(name), "%d groups of %d", N2_THREADS / gsize,
+		 gsize);
+	if (gsize != 2)
+		TH_LOG("%s threads: the fewest CPUs of a node with memory is %d",
+		       name, gsize);
 	run = calloc(1, sizeof(*run));
 	ASSERT_NE(NULL, run);
 
-	/* Mode A, no groups: logged only (about 0.5 expected). */
-	n2_phase(_metadata, run, 0, N2_A_MS, cpu_node);
+	/*
+	 * Mode A, no groups: logged only (about 0.5 expected with two nodes
+	 * of two CPUs).
+	 */
+	n2_phase(_metadata, run, 0, gsize, N2_A_MS, cpu_node);
 	n2_log(_metadata, "no groups, 10 s", run);
 
-	/* Mode B, two groups of two threads, each slice bound. */
-	n2_phase(_metadata, run, 1, N2_B_MS, cpu_node);
-	n2_log(_metadata, "two groups", run);
+	/* Mode B, groups of gsize threads (two of two on 2n), slices bound. */
+	n2_phase(_metadata, run, 1, gsize, N2_B_MS, cpu_node);
+	n2_log(_metadata, name, run);
 	if (run->pass_at >= 0)
-		TH_LOG("two groups: 2 s window >= %.2f after %.1f s", N2_GOAL,
+		TH_LOG("%s: 2 s window >= %.2f after %.1f s", name, N2_GOAL,
 		       (run->pass_at + 1) * N2_PERIOD_MS / 1000.0);
 	EXPECT_LE(0, run->pass_at)
-		TH_LOG("two groups: no 2 s window averaged >= %.2f in %d s (best %.2f)",
-		       N2_GOAL, N2_B_MS / 1000, run->best);
+		TH_LOG("%s: no 2 s window averaged >= %.2f in %d s (best %.2f)",
+		       name, N2_GOAL, N2_B_MS / 1000, run->best);
 	free(run);
 }
 

@@ -344,6 +344,54 @@ static inline int nu_node_cpuset(int node, cpu_set_t *set)
 	return nu_parse_cpulist(list, set);
 }
 
+/* How many CPUs node has (its sysfs cpulist; 0 for a CPU-less one), -errno. */
+static inline int nu_node_nr_cpus(int node)
+{
+	cpu_set_t set;
+	int ret = nu_node_cpuset(node, &set);
+
+	return ret ? ret : CPU_COUNT(&set);
+}
+
+/*
+ * 1 if node has memory (it is in the sysfs has_memory node list, the
+ * kernel's N_MEMORY), 0 if not, -errno if the list cannot be read.
+ */
+static inline int nu_node_has_memory(int node)
+{
+	char list[256];
+	cpu_set_t nodes;	/* a node list parses as a CPU list */
+	int ret;
+
+	ret = nu_read_file(NU_SYSNODE "/has_memory", list, sizeof(list));
+	if (!ret)
+		ret = nu_parse_cpulist(list, &nodes);
+	if (ret)
+		return ret;
+	return node >= 0 && node < CPU_SETSIZE && CPU_ISSET(node, &nodes);
+}
+
+/*
+ * The lowest node id >= from without memory (not in has_memory: absent,
+ * CPU-only, or offline), for calls that must refuse a node; -1 if none
+ * below NU_MAXNODE or the list cannot be read.  On a machine of fewer than
+ * 6 nodes with memory, nu_node_without_memory(5) is 5.
+ */
+static inline int nu_node_without_memory(int from)
+{
+	int node;
+
+	for (node = from < 0 ? 0 : from; node < (int)NU_MAXNODE; node++) {
+		int m = nu_node_has_memory(node);
+
+		if (m < 0)
+			return -1;
+		if (!m)
+			return node;
+	}
+	return -1;
+}
+
 /*
  * sched/numa home node of a task: the "home_node" line of /proc/PID/sched,
  * or of /proc/PID/task/TID/sched if tid > 0 (pid 0 means "self").

@@ -20,15 +20,22 @@
  * /sys/kernel/debug/sched/numad), never in seconds; a hang guard of 120 s
  * only turns a numad that never runs into a failure.
  *
+ * "Split on both nodes" below means NumaSplit 1 and the workers' homes on
+ * two nodes or more, each a node with CPUs and memory: nodes 0 and 1 on
+ * two nodes.  The wide process has one worker per CPU of nodes 0 and 1
+ * (every CPU on 2n and cxl, 2 on 4n and 8n, 3 on memless): more runnable
+ * threads than any one node of those layouts has CPUs.
+ *
  * Tests (fixture wide: sched/numa on, automatic NUMA balancing off,
  * interval 100 ms, NUMA_SPLIT and NUMA_BALANCE on; teardown kills the wide
  * process and restores the sysctls and the features):
  *   spread_at_fork      a process forked after sched/numa went on makes
- *                       one spinning worker per online CPU: within 10
- *                       intervals NumaSplit is 1 and the workers have
- *                       homes on both nodes, at most one apart in number
- *                       (at creation, logged: a worker blocked when the
- *                       next was made is not counted; numad evens the
+ *                       one spinning worker per CPU of nodes 0 and 1:
+ *                       within 10 intervals NumaSplit is 1 and the workers
+ *                       have homes on two nodes or more, evened out per
+ *                       CPU (on 2n: on both nodes, at most one apart in
+ *                       number; at creation, logged: a worker blocked when
+ *                       the next was made is not counted; numad evens the
  *                       homes out, one thread per interval).
  *   private_memory_home then each worker maps 4 MiB, fills it and counts
  *                       its pages on its home node: all of them, for every
@@ -40,8 +47,7 @@
  *                       dropped by one.
  *   spread_at_runtime   the workers are created idle (each sleeps before
  *                       the next is made), then all spin: within 10
- *                       intervals the process is split, homes on both
- *                       nodes.
+ *                       intervals the process is split on both nodes.
  *   feature_off_merges  a split process, NO_NUMA_SPLIT: whole within 10
  *                       intervals; NUMA_SPLIT again: split within 10.
  *   groups_not_split    one worker per CPU, all in one NUMA group
@@ -73,7 +79,8 @@
  *                       the children reaped (control).
  *
  * SKIPs without NumaSplit in /proc/self/status (a kernel without this
- * patch), when not root, or unless nodes 0 and 1 both have CPUs.
+ * patch), when not root, or unless nodes 0 and 1 both have CPUs.  Node 1
+ * has CPUs and memory in every layout of scripts/boot.sh.
  */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -117,6 +124,8 @@ struct ctl {
 
 static struct ctl *ctl;
 static int nworkers, idle_create, use_group, exec_worker;
+/* CPUs of each node that can be a home (CPUs and memory), else 0 */
+static int home_cpus[NU_MAXNODE];
 static int pin_node = -1;	/* the wide process pins itself there first */
 static volatile int all_created;
 
@@ -356,7 +365,7 @@ FIXTURE_SETUP(wide)
 {
 	cpu_set_t set;
 	char buf[4096];
-	int r;
+	int r, mem;
 
 	if (geteuid() != 0)
 		SKIP(return, "needs root for the sysctls and debugfs");
@@ -370,6 +379,18 @@ FIXTURE_SETUP(wide)
 		ASSERT_EQ(0, nu_node_cpuset(n, &set));
 		self->ncpu[n] = CPU_COUNT(&set);
 	}
+	/* The nodes a worker's home may be on */
+	for (int n = 0; n < (int)NU_MAXNODE; n++) {
+		home_cpus[n] = 0;
+		if (!nu_node_exists(n))
+			continue;
+		ASSERT_EQ(0, nu_node_cpuset(n, &set));
+		mem = nu_node_has_memory(n);
+		ASSERT_LE(0, mem) TH_LOG("cannot read " NU_SYSNODE "/has_memory");
+		if (mem)
+			home_cpus[n] = CPU_COUNT(&set);
+	}
+	/* Two nodes' worth: twice as wide as node 0 on a symmetric machine */
 	nworkers = self->ncpu[0] + self->ncpu[1];
 	ASSERT_LE(nworkers, MAXT);
 	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE,
@@ -423,18 +444,38 @@ static pid_t start_wide(struct __test_metadata *_metadata, int mode)
 	return pid;
 }
 
-/* Homes of the workers per node; returns -1 if one cannot be read. */
-static int worker_homes(pid_t pid, int homes[2])
+/*
+ * Homes of the workers per node; the number of nodes with at least one,
+ * or -1 if a home cannot be read or is on a node that cannot be a home
+ * (no CPUs or no memory; on 2n, a node other than 0 and 1).
+ */
+static int worker_homes(pid_t pid, int homes[NU_MAXNODE])
 {
-	homes[0] = homes[1] = 0;
+	int nodes = 0;
+
+	memset(homes, 0, NU_MAXNODE * sizeof(*homes));
 	for (int i = 0; i < nworkers; i++) {
 		long h = status_field(pid, ctl->tid[i], "NumaHome");
 
-		if (h < 0 || h > 1)
+		if (h < 0 || h >= (long)NU_MAXNODE || !home_cpus[h])
 			return -1;
-		homes[h]++;
+		nodes += !homes[h]++;
 	}
-	return 0;
+	return nodes;
+}
+
+/* "node 0: 2, node 1: 2" for the nodes with homes, into buf */
+static const char *homes_str(const int homes[NU_MAXNODE], char *buf,
+			     size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int n = 0; n < (int)NU_MAXNODE && len < size; n++)
+		if (homes[n] > 0)
+			len += snprintf(buf + len, size - len, "%snode %d: %d",
+					len ? ", " : "", n, homes[n]);
+	return len ? buf : "none";
 }
 
 static int is_split(pid_t pid)
@@ -442,12 +483,12 @@ static int is_split(pid_t pid)
 	return (int)status_field(pid, pid, "NumaSplit");
 }
 
+/* Split, the workers' homes on two nodes or more (on 2n: on both). */
 static int split_on_both(pid_t pid)
 {
-	int homes[2];
+	int homes[NU_MAXNODE];
 
-	return is_split(pid) == 1 && !worker_homes(pid, homes) &&
-	       homes[0] && homes[1];
+	return is_split(pid) == 1 && worker_homes(pid, homes) >= 2;
 }
 
 static int whole(pid_t pid)
@@ -489,12 +530,26 @@ static int within_intervals(int (*cond)(pid_t), pid_t pid, int n,
 	}
 }
 
+/*
+ * The workers' homes on two nodes or more, evened out per CPU: no node
+ * a has more per CPU than another node b would have with one more
+ * (homes[a] / cpus[a] <= (homes[b] + 1) / cpus[b], numad's
+ * split_rebalance() condition), nodes without homes included.  On 2n (2
+ * CPUs a node): on both nodes, at most one apart in number.
+ */
 static int homes_balanced(pid_t pid)
 {
-	int homes[2];
+	int homes[NU_MAXNODE];
 
-	return !worker_homes(pid, homes) && homes[0] && homes[1] &&
-	       abs(homes[0] - homes[1]) <= 1;
+	if (worker_homes(pid, homes) < 2)
+		return 0;
+	for (int a = 0; a < (int)NU_MAXNODE; a++)
+		for (int b = 0; b < (int)NU_MAXNODE; b++)
+			if (home_cpus[a] && home_cpus[b] &&
+			    homes[a] * home_cpus[b] >
+			    (homes[b] + 1) * home_cpus[a])
+				return 0;
+	return 1;
 }
 
 static int split_balanced(pid_t pid)
@@ -504,13 +559,14 @@ static int split_balanced(pid_t pid)
 
 TEST_F_TIMEOUT(wide, spread_at_fork, 300)
 {
-	int homes[2] = { -1, -1 };
+	int homes[NU_MAXNODE], nodes;
+	char buf[256];
 
 	self->pid = start_wide(_metadata, W_SPIN);
 	ASSERT_LT(0, self->pid);
-	worker_homes(self->pid, homes);
-	TH_LOG("at creation: split %d, workers at home on node 0: %d, "
-	       "node 1: %d", is_split(self->pid), homes[0], homes[1]);
+	nodes = worker_homes(self->pid, homes);
+	TH_LOG("at creation: split %d, workers at home on %d nodes: %s",
+	       is_split(self->pid), nodes, homes_str(homes, buf, sizeof(buf)));
 	ASSERT_TRUE(within_intervals(split_balanced, self->pid,
 				     WAIT_INTERVALS, 0));
 }
@@ -580,13 +636,14 @@ TEST_F_TIMEOUT(wide, feature_off_merges, 300)
 				     WAIT_INTERVALS, 0));
 	ASSERT_EQ(0, nu_sched_feat_set("NUMA_SPLIT", 0));
 	EXPECT_TRUE(within_intervals(whole, self->pid, WAIT_INTERVALS, 0)) {
-		int homes[2] = { -1, -1 };
+		int homes[NU_MAXNODE];
+		char buf[256];
 
 		worker_homes(self->pid, homes);
-		TH_LOG("split %d, leader's home %ld, workers at home on node 0: %d, node 1: %d",
+		TH_LOG("split %d, leader's home %ld, workers at home on %s",
 		       is_split(self->pid),
 		       status_field(self->pid, self->pid, "NumaHome"),
-		       homes[0], homes[1]);
+		       homes_str(homes, buf, sizeof(buf)));
 	}
 	ASSERT_EQ(0, nu_sched_feat_set("NUMA_SPLIT", 1));
 	EXPECT_TRUE(within_intervals(split_on_both, self->pid,
@@ -789,13 +846,14 @@ TEST_F_TIMEOUT(wide, affinity_leaves_node, 300)
 	ASSERT_EQ(0, wide_pin_all(self->pid, 1));
 	EXPECT_TRUE(within_intervals(whole_on_node1, self->pid,
 				     WAIT_INTERVALS, 0)) {
-		int homes[2] = { -1, -1 };
+		int homes[NU_MAXNODE];
+		char buf[256];
 
 		worker_homes(self->pid, homes);
-		TH_LOG("split %d, leader's home %ld, workers at home on node 0: %d, node 1: %d",
+		TH_LOG("split %d, leader's home %ld, workers at home on %s",
 		       is_split(self->pid),
 		       status_field(self->pid, self->pid, "NumaHome"),
-		       homes[0], homes[1]);
+		       homes_str(homes, buf, sizeof(buf)));
 	}
 	/*
 	 * Polled every 200 ms: move_pages(2)'s query holds a reference on
