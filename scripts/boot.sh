@@ -65,7 +65,7 @@ rm -f "$swapimg" && truncate -s 256M "$swapimg" || die "cannot create $swapimg"
 # init_on_alloc=0: Debian's kernel zeroes every allocation by default
 # (INIT_ON_ALLOC_DEFAULT_ON), which would hide a field left uninitialised;
 # the series must be correct without that hardening.
-append="console=ttyS0 loglevel=5 panic=-1 rdinit=/init init_on_alloc=0 sntests=$tests ${APPEND:-}"
+append="console=ttyS0 loglevel=5 panic=-1 rdinit=/init init_on_alloc=0 sntests=$tests sntopo=${TOPO:-2n} ${APPEND:-}"
 # The debug kernel under TCG: with KASAN and kmemleak saving a stack trace
 # per allocation, the boot's ACPI table parsing runs 25-30 s of guest time
 # in one initcall without rescheduling, and the soft-lockup (2 x
@@ -107,14 +107,17 @@ case "${TOPO:-2n}" in
 	topo_node 0 0-1 1G; topo_node 1 2-3 1G
 	dist 0 1 20 ;;
 4n)	# two sockets, each of two sub-NUMA clusters of 1 CPU and 512 MiB:
-	# 11 within a socket, 21 across
-	smp=4,sockets=2,cores=2 ram=2G
+	# 11 within a socket, 21 across.  A cluster is a QEMU die: the L3
+	# is shared per die, so that no CPU shares its LLC with a CPU of
+	# another node (topology_sane() warns otherwise), as on SNC parts.
+	smp=4,sockets=2,dies=2,cores=1 ram=2G
 	for n in 0 1 2 3; do topo_node $n $n 512M; done
 	dist 0 1 11; dist 2 3 11
 	dist 0 2 21; dist 0 3 21; dist 1 2 21; dist 1 3 21 ;;
 8n)	# AMD 2P in NPS4: two sockets of four nodes, 1 CPU and 256 MiB each;
-	# 11 to the neighbour, 12 within the socket, 32 across
-	smp=8,sockets=2,cores=4 ram=2G
+	# 11 to the neighbour, 12 within the socket, 32 across; a node is a
+	# die (L3 per die, as a CCD's on EPYC)
+	smp=8,sockets=2,dies=4,cores=1 ram=2G
 	for n in 0 1 2 3 4 5 6 7; do topo_node $n $n 256M; done
 	for a in 0 1 2 3 4 5 6 7; do
 		for b in 0 1 2 3 4 5 6 7; do
@@ -129,8 +132,9 @@ cxl)	# 2n plus a CPU-less 512 MiB memory node (a CXL expander), farther
 	smp=4,sockets=2,cores=2 ram=2560M
 	topo_node 0 0-1 1G; topo_node 1 2-3 1G; topo_node 2 - 512M
 	dist 0 1 20; dist 0 2 40; dist 1 2 40 ;;
-memless) # node 2 has a CPU and no memory, next to node 1
-	smp=4,sockets=2,cores=2 ram=2G
+memless) # node 2 has a CPU and no memory, next to node 1; one CPU a
+	# die, so that CPUs 2 and 3 (nodes 1 and 2) share no LLC
+	smp=4,sockets=2,dies=2,cores=1 ram=2G
 	topo_node 0 0-1 1G; topo_node 1 2 1G; topo_node 2 3 -
 	dist 0 1 20; dist 0 2 20; dist 1 2 11 ;;
 *)	die "TOPO=$TOPO: one of 2n 4n 8n cxl memless" ;;
