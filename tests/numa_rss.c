@@ -144,32 +144,7 @@ static int numa_maps_nodes(pid_t pid, struct nodes *out)
 /* The NumaRss: line of /proc/PID/status, in pages.  0 or -errno. */
 static int numa_rss_nodes(pid_t pid, struct nodes *out)
 {
-	static char buf[16384];
-	long kb_per_page = nu_page_size() / 1024;
-	char *p;
-	int r;
-
-	memset(out, 0, sizeof(*out));
-	r = read_proc(pid, "status", buf, sizeof(buf));
-	if (r)
-		return r;
-	p = strstr(buf, "\nNumaRss:\t");
-	if (!p)
-		return -ENOENT;
-	p += strlen("\nNumaRss:\t");
-	while (*p && *p != '\n') {
-		int node, used = 0;
-		long kb;
-
-		if (sscanf(p, "N%d=%ld kB%n", &node, &kb, &used) != 2 ||
-		    !used || node < 0 || node >= (int)NU_MAXNODE)
-			return -EINVAL;
-		out->n[node] = kb / kb_per_page;
-		p += used;
-		while (*p == ' ')
-			p++;
-	}
-	return 0;
+	return nu_numa_rss(pid, out->n);
 }
 
 /*

@@ -484,6 +484,42 @@ out:
 	return ret;
 }
 
+/*
+ * The NumaRss: line of /proc/PID/status ("N0=<kB> kB N1=<kB> kB ..."):
+ * the process's resident pages per node, from the kernel's counters, into
+ * pages[NU_MAXNODE].  Unlike move_pages(2) it takes no page reference,
+ * so polling it does not fail the migrations it watches.  0 or -errno.
+ */
+static inline int nu_numa_rss(int pid, long *pages)
+{
+	long kb_per_page = (long)nu_page_size() / 1024;
+	char path[64], buf[8192], *p;
+	int r;
+
+	memset(pages, 0, NU_MAXNODE * sizeof(*pages));
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	r = nu_read_file(path, buf, sizeof(buf));
+	if (r)
+		return r;
+	p = strstr(buf, "\nNumaRss:\t");
+	if (!p)
+		return -ENOENT;
+	p += strlen("\nNumaRss:\t");
+	while (*p && *p != '\n') {
+		int node, used = 0;
+		long kb;
+
+		if (sscanf(p, "N%d=%ld kB%n", &node, &kb, &used) != 2 ||
+		    !used || node < 0 || node >= (int)NU_MAXNODE)
+			return -EINVAL;
+		pages[node] = kb / kb_per_page;
+		p += used;
+		while (*p == ' ')
+			p++;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* /proc task lookups and scheduler features (sched/numa tests). */
 
