@@ -39,6 +39,12 @@
  *                      MPOL_BIND to the other node, drops the policy and
  *                      keeps reading: >= 90% of it moves home, the contents
  *                      intact, and numad counted walks.
+ *   from_cpuless       the same from a node with memory and no CPUs
+ *                      (TOPO=cxl; SKIP without one), 32 MiB: watched
+ *                      through NumaRss, every page comes home, and
+ *                      pgmigrate_success grew by exactly those pages;
+ *                      NumaRss == numa_maps, contents intact.  Prints how
+ *                      many numad intervals it took.
  *   feature_off        the same with NUMA_MISPLACED off, observed for 10
  *                      intervals: every page stays, no walk.
  *   sched_numa_off     the same with kernel.sched_numa=0: the child has no
@@ -688,9 +694,12 @@ static void *pinned_reader(void *arg)
 	read_forever(r);
 }
 
+/* Where the child first touches its buffer; -1: the other home node */
+static int kid_from = -1;
+
 /*
- * The child: a home node, @len bytes first touched on the other node under
- * MPOL_BIND, the policy dropped, then read again and again.  Reports its
+ * The child: a home node, @len bytes first touched on the other node (or
+ * on node kid_from) under MPOL_BIND, the policy dropped, then read again and again.  Reports its
  * home and the other node through @out, then reads until killed.
  * @kind: enum kid_kind.
  */
@@ -705,7 +714,8 @@ static void __attribute__((noreturn)) child_main(int out, size_t len,
 
 	/* Gone with the test, whichever assertion ends it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	other = home == 0 ? 1 : 0;	/* no home (-1): node 0 */
+	other = kid_from >= 0 ? kid_from :
+		home == 0 ? 1 : 0;	/* no home (-1): node 0 */
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		 (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
 	if (home < NU_HOME_NOLINE + 1 || p == MAP_FAILED)
@@ -883,6 +893,58 @@ TEST_F_TIMEOUT(misplaced, fixed, RSS_TIMEOUT)
 	EXPECT_GE(kid_wait_home(&k, len, 50), PCT(npages, 90));
 	EXPECT_GT(numad_stat(STAT_WALKS), walks);
 	EXPECT_EQ(-1, kid_verify(&k, len));
+	kid_stop(&k);
+}
+
+/* A node with memory and no CPUs (CXL-like), or -1 */
+static int cpuless_node(void)
+{
+	for (int n = 0; n < (int)NU_MAXNODE; n++)
+		if (nu_node_exists(n) && nu_node_has_memory(n) == 1 &&
+		    nu_node_nr_cpus(n) == 0)
+			return n;
+	return -1;
+}
+
+TEST_F_TIMEOUT(misplaced, from_cpuless, RSS_TIMEOUT)
+{
+	const size_t len = 32 * MIB;
+	const long npages = len / 4096;
+	long long mig0, mig;
+	long pages[NU_MAXNODE];
+	struct nodes maps, rss;
+	struct kid k = { 0 };
+	int i;
+
+	if (self->skip)
+		return;
+	kid_from = cpuless_node();
+	if (kid_from < 0)
+		SKIP(return, "no node with memory and no CPUs (TOPO=cxl)");
+	misplaced_start(_metadata, &k, len, KID_PRIVATE, 0);
+	ASSERT_EQ(npages, kid_on(&k, len, kid_from))
+		TH_LOG("first touch under MPOL_BIND went elsewhere");
+	/*
+	 * Watched through NumaRss (no page reference: a move_pages(2) query
+	 * would fail the migrations that meet it), every page comes home,
+	 * and those are all the pages migrated meanwhile.
+	 */
+	mig0 = nu_vmstat("pgmigrate_success");
+	ASSERT_EQ(0, nu_sched_feat_set(FEATURE, 1));
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(0, nu_numa_rss(k.pid, pages));
+		if (!pages[kid_from] || wait_passes(k.home, 1))
+			break;
+	}
+	mig = nu_vmstat("pgmigrate_success") - mig0;
+	TH_LOG("node %d to home %d: NumaRss there %ld pages after %d intervals, %lld pages migrated",
+	       kid_from, k.home, pages[kid_from], i, mig);
+	EXPECT_EQ(0, pages[kid_from]);
+	EXPECT_EQ(npages, kid_on(&k, len, k.home));
+	EXPECT_EQ(npages, mig);
+	EXPECT_EQ(0, compare_nodes(k.pid, &maps, &rss));
+	EXPECT_EQ(-1, kid_verify(&k, len));
+	kid_from = -1;
 	kid_stop(&k);
 }
 

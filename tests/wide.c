@@ -185,6 +185,9 @@ static int numad_passes_read(struct passes *ps)
  * any.  The numad of a busy node (a wide process's spinning threads are
  * there) may fall behind the other's; counting one node's passes let a
  * wait end before the numad that owns the process had looked at it.
+ * Only nodes that can be homes have a numad: debugfs lists every node,
+ * and a CPU-less or memoryless node's passes stay 0 (on cxl and memless
+ * every wait that must hold for N intervals ran into its guard).
  * -1 if unreadable.
  */
 static long numad_passes_since(const struct passes *start)
@@ -195,7 +198,7 @@ static long numad_passes_since(const struct passes *start)
 	if (numad_passes_read(&now))
 		return -1;
 	for (int n = 0; n < (int)NU_MAXNODE; n++)
-		if ((now.nodes & start->nodes & NU_MASK(n)) &&
+		if ((now.nodes & start->nodes & NU_MASK(n)) && home_cpus[n] &&
 		    (min < 0 || now.v[n] - start->v[n] < min))
 			min = now.v[n] - start->v[n];
 	return min;
