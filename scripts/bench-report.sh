@@ -23,6 +23,7 @@ function kv(line,   i, n, a, b) {
 	b = boot
 	if (f["absent"] == 1) { v[s, m, "absent", b] = 1; next }
 	v[s, m, "mean", b] = f["mean"]; v[s, m, "half", b] = f["second_half"]
+	v[s, m, "dist", b] = ("distance" in f) ? f["distance"] : "-"
 	v[s, m, "t90", b] = f["t90"]; v[s, m, "mig", b] = f["migrated"]
 	v[s, m, "hint", b] = ("hint_faults" in f) ? f["hint_faults"] : "-"
 	v[s, m, "work", b] = f["work_mib"]; v[s, m, "numad", b] = f["numad_cpu_ms"]
@@ -51,15 +52,15 @@ function cell(s, m, k,   b, c, out, same) {
 	return out
 }
 END {
-	split("mean|half|t90|mig|hint|work|numad|data", keys, "|")
-	split("mean locality|second-half locality|time to 0.9|pages migrated|NUMA hinting faults|work vs off|numad CPU ms|data check", names, "|")
+	split("mean|half|dist|t90|mig|hint|work|numad|data", keys, "|")
+	split("mean locality|second-half locality|second-half mean distance (SLIT, 10: local)|time to 0.9|pages migrated|NUMA hinting faults|work vs off|numad CPU ms|data check", names, "|")
 	# The RFC cover letter figure, for reference: 48 stream instances on a
 	# real 2-node machine, share of local DRAM accesses (PMU), not placement.
 	rfc = "0.50 without, 0.86 with sched/numa (48 stream, real 2-node box, PMU)"
 	printf "| scenario | measure |"; for (j = 1; j <= nm; j++) printf " %s |", mode[j]
 	printf " RFC 2012 |\n|---|---|"; for (j = 1; j <= nm; j++) printf "---|"; printf "---|\n"
 	for (i = 1; i <= ns; i++)
-		for (k = 1; k <= 8; k++) {
+		for (k = 1; k <= 9; k++) {
 			printf "| %s | %s |", (k == 1 ? scen[i] : ""), names[k]
 			for (j = 1; j <= nm; j++) printf " %s |", cell(scen[i], mode[j], keys[k])
 			printf " %s |\n", (scen[i] == "stream" && k == 1) ? rfc : ""

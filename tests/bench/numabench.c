@@ -49,6 +49,11 @@
  *   numa02-2x  1 process x 2T threads, 32 MiB slices.
  *   shared     1 process x T threads sharing one 256 MiB buffer as numa01's
  *              threads do, first touched by the main thread (unpinned).
+ * Memory far away, first touched on a node with memory and no CPUs (a CXL
+ * expander; TOPO=cxl), under MPOL_BIND there, then MPOL_DEFAULT; absent
+ * without such a node:
+ *   farmem     as misplaced.
+ *   numa02-farmem  as numa02 (a process wider than a node: split).
  * Every threaded case runs in a process forked after the mode is set, so
  * that under sched-numa it gets a home node as any new process does.
  *
@@ -71,13 +76,17 @@
  * equal pattern + passes[chunk].
  *
  * Output: ##BENCH scenario=S mode=M tasks=N duration=D mean=L second_half=L
- *           t90=SECONDS|never migrated=PAGES hint_faults=F work_mib=X
- *           numad_cpu_ms=Y data=ok|BAD
+ *           t90=SECONDS|never distance=D migrated=PAGES hint_faults=F
+ *           work_mib=X numad_cpu_ms=Y data=ok|BAD
  *         ##SERIES S M t locality          (one line per 0.5 s bucket)
  * A sample taken at k*0.5 <= t < (k+1)*0.5 s after start goes in bucket k.
  * mean: average over buckets of the per-bucket mean over tasks; second_half:
  * the same for buckets with t >= D/2; t90: first bucket where every task has
- * sampled and the mean of the tasks' latest samples is >= 0.9; migrated:
+ * sampled and the mean of the tasks' latest samples is >= 0.9; distance:
+ * as second_half for the mean SLIT distance (/sys/devices/system/node/
+ * nodeN/distance) from the sampling CPU's node to each sampled page's, 10
+ * when every page is local: on more than two nodes it tells a page one
+ * hop away from one across the machine, which locality does not; migrated:
  * pgmigrate_success delta; hint_faults: numa_hint_faults delta (the
  * scanning work of automatic NUMA balancing, and sched/numa's lazy marks
  * taken); numad_cpu_ms: utime+stime delta of kernel threads
@@ -125,11 +134,12 @@ __attribute__((weak)) unsigned int numa_bitmask_nbytes(struct bitmask *bmp)
 
 enum { SC_STREAM, SC_DISTURB, SC_DISTURB3, SC_NEWHOGS, SC_NEWHOGS3,
 	SC_MISPLACED, SC_WRONG, SC_LAZY, SC_THREADS, SC_GROUPS, SC_NUMA01,
-	SC_NUMA01TA, SC_NUMA02, SC_NUMA02SMT, SC_NUMA02X2, SC_SHARED, SC_LAST };
+	SC_NUMA01TA, SC_NUMA02, SC_NUMA02SMT, SC_NUMA02X2, SC_SHARED,
+	SC_FARMEM, SC_NUMA02FAR, SC_LAST };
 static const char *const sc_names[] = { "stream", "disturb", "disturb-3x",
 	"newhogs", "newhogs-3x", "misplaced", "wrongnode", "lazy", "threads",
 	"threads-groups", "numa01", "numa01-thread-alloc", "numa02",
-	"numa02-smt", "numa02-2x", "shared" };
+	"numa02-smt", "numa02-2x", "shared", "farmem", "numa02-farmem" };
 
 struct result { int data_ok; double work; };	/* in MAP_SHARED memory */
 
@@ -141,6 +151,7 @@ struct task {
 	int nshare;		/* threads sharing buf (interleaved), or 1 */
 	struct result *res;
 	float *loc;		/* [nslots], -1 = no sample; MAP_SHARED */
+	float *dist;		/* [nslots]: mean SLIT distance, the same */
 	pthread_t thr;
 };
 
@@ -149,6 +160,8 @@ static const char *mode;
 static double duration;
 static struct timespec t0;
 static short cpu2node[MAXCPU];
+static short slit[MAXNODE][MAXNODE];	/* node%d/distance; 0: unknown */
+static int far_node = -1;	/* a node with memory and no CPUs */
 static cpu_set_t nodecpus[MAXNODE], allcpus;
 static pthread_barrier_t barrier;
 static __thread void *addrs[MAXADDR];	/* move_pages() query buffers */
@@ -266,6 +279,54 @@ static void read_topology(void)
 		}
 		CPU_OR(&allcpus, &allcpus, &nodecpus[n]);
 	}
+	/*
+	 * The SLIT: node N's distance file has one figure per online node,
+	 * in node order ("10 20 40"); the nodes present are those with a
+	 * cpulist (a CPU-less node has an empty one).
+	 */
+	for (int n = 0, on[MAXNODE], non = 0; n < nnodes; n++) {
+		FILE *f;
+		char *q = buf, *e;
+
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/node/node%d/distance", n);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (!non)	/* the first: which nodes are online */
+			for (int m = n; m < nnodes; m++) {
+				snprintf(path, sizeof(path),
+					 "/sys/devices/system/node/node%d", m);
+				if (!access(path, F_OK))
+					on[non++] = m;
+			}
+		if (fgets(buf, sizeof(buf), f))
+			for (int m = 0; m < non; m++, q = e) {
+				long d = strtol(q, &e, 10);
+
+				if (e == q)
+					break;
+				slit[n][on[m]] = (short)d;
+			}
+		fclose(f);
+	}
+	/* The first CPU-less node with memory (nodeN/meminfo MemTotal) */
+	for (int n = 0; n < nnodes && far_node < 0; n++) {
+		FILE *f;
+		long kb = 0;
+
+		if (CPU_COUNT(&nodecpus[n]))
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/node/node%d/meminfo", n);
+		if (!(f = fopen(path, "r")))
+			continue;
+		while (fgets(buf, sizeof(buf), f))
+			if (sscanf(buf, "Node %*d MemTotal: %ld kB", &kb) == 1)
+				break;
+		fclose(f);
+		if (kb > 0)
+			far_node = n;
+	}
 	if (!nnodes) {		/* no NUMA sysfs: one node with every CPU */
 		nnodes = 1;
 		sched_getaffinity(0, sizeof(allcpus), &allcpus);
@@ -367,11 +428,14 @@ static void touch(struct task *t)
 		t->buf[w] = pattern(owner(t, w), w);
 }
 
-/* Locality of every 8th page (<= MAXADDR pages) w.r.t. the current CPU. */
+/*
+ * Locality of every 8th page (<= MAXADDR pages) w.r.t. the current CPU,
+ * and the mean SLIT distance from its node to theirs (10: all local).
+ */
 static void sample(struct task *t, int slot)
 {
 	size_t npages = t->len / 4096, stride = 8, n = 0;
-	long local = 0, resident = 0;
+	long local = 0, resident = 0, dsum = 0, dn = 0;
 	int cpu, node;
 
 	while (npages / stride > MAXADDR)
@@ -385,9 +449,14 @@ static void sample(struct task *t, int slot)
 	for (size_t i = 0; i < n; i++) {
 		resident += status[i] >= 0;
 		local += status[i] == node;
+		if (node >= 0 && status[i] >= 0 && status[i] < MAXNODE &&
+		    slit[node][status[i]])
+			dsum += slit[node][status[i]], dn++;
 	}
 	if (resident && slot < nslots)
 		t->loc[slot] = (float)local / resident;
+	if (dn && slot < nslots)
+		t->dist[slot] = (float)dsum / dn;
 }
 
 static void stream(struct task *t)
@@ -426,7 +495,10 @@ static void *task_run(void *arg)
 
 	if (!(t->passes = calloc(t->nchunks, sizeof(*t->passes))))
 		die("calloc");
-	if (scenario == SC_MISPLACED) {
+	if (scenario == SC_FARMEM || scenario == SC_NUMA02FAR)
+		node0 = 1UL << far_node;	/* probe(): there is one */
+	if (scenario == SC_MISPLACED || scenario == SC_FARMEM ||
+	    scenario == SC_NUMA02FAR) {
 		if (set_mempolicy(MPOL_BIND, &node0, MAXNODE))
 			die("set_mempolicy(MPOL_BIND)");
 		touch(t);
@@ -576,6 +648,9 @@ static void probe(void)
 	long ps = sysconf(_SC_PAGESIZE);
 	int st;
 
+	if ((scenario == SC_FARMEM || scenario == SC_NUMA02FAR) &&
+	    far_node < 0)
+		absent();	/* no CPU-less memory node (TOPO=cxl has one) */
 	if (scenario == SC_LAZY) {
 		char *p = map(ps, 0);
 
@@ -671,12 +746,13 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	int opt, failed = 0, data_ok = 1, t90 = -1, n_all = 0, n_2nd = 0;
+	int nd_2nd = 0;
 	int nprocs = 0, ncpu;
 	long mib = 0, mig0, hint0, numad0, defmib;
-	double work = 0, sum_all = 0, sum_2nd = 0;
+	double work = 0, sum_all = 0, sum_2nd = 0, dist_2nd = 0;
 	struct result *res;
 	struct task *tasks;
-	float *loc;
+	float *loc, *dist;
 	size_t len;
 	char t90s[16];
 
@@ -724,7 +800,7 @@ int main(int argc, char **argv)
 		ntasks = 2 * (ncpu / 2 > 0 ? ncpu / 2 : 1), nprocs = 2;
 		defmib = scenario == SC_NUMA01 ? 128 : 256 / ntasks;
 		break;
-	case SC_NUMA02:
+	case SC_NUMA02: case SC_NUMA02FAR:
 		ntasks = ncpu, nprocs = 1, defmib = 256 / ntasks;
 		break;
 	case SC_NUMA02SMT:
@@ -754,13 +830,15 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	res = map(ntasks * sizeof(*res), 1);
 	loc = map(ntasks * nslots * sizeof(*loc), 1);
+	dist = map(ntasks * nslots * sizeof(*dist), 1);
 	for (int i = 0; i < ntasks * nslots; i++)
-		loc[i] = -1;
+		loc[i] = dist[i] = -1;
 	if (!(tasks = calloc(ntasks, sizeof(*tasks))))
 		die("calloc");
 	for (int i = 0; i < ntasks; i++)
 		tasks[i] = (struct task){ .id = i, .len = len, .res = &res[i],
-			.nchunks = len / CHUNK, .loc = &loc[i * nslots] };
+			.nchunks = len / CHUNK, .loc = &loc[i * nslots],
+			.dist = &dist[i * nslots] };
 	mig0 = vmstat("pgmigrate_success");
 	hint0 = vmstat("numa_hint_faults");
 	numad0 = numad_cpu_ms();
@@ -814,16 +892,18 @@ int main(int argc, char **argv)
 		data_ok &= res[i].data_ok;
 	}
 	for (int b = 0; b < nslots; b++) {
-		double sum = 0, lsum = 0;
-		int cnt = 0, have = 0;
+		double sum = 0, lsum = 0, dsum = 0;
+		int cnt = 0, have = 0, dcnt = 0;
 
 		for (int i = 0; i < ntasks; i++) {
-			float v = loc[i * nslots + b];
+			float v = loc[i * nslots + b], d = dist[i * nslots + b];
 
 			if (v >= 0) {
 				sum += v, cnt++;
 				latest[i] = v;
 			}
+			if (d >= 0)
+				dsum += d, dcnt++;
 			if (latest[i] >= 0)
 				lsum += latest[i], have++;
 		}
@@ -834,12 +914,15 @@ int main(int argc, char **argv)
 			sum_all += bavg[b], n_all++;
 		if (cnt && b * PERIOD >= duration / 2)
 			sum_2nd += bavg[b], n_2nd++;
+		if (dcnt && b * PERIOD >= duration / 2)
+			dist_2nd += dsum / dcnt, nd_2nd++;
 	}
 	snprintf(t90s, sizeof(t90s), "%.1f", t90 * PERIOD);
 	printf("##BENCH scenario=%s mode=%s tasks=%d duration=%g mean=%.3f "
 	       "second_half=%.3f t90=%s", sc_names[scenario], mode, ntasks,
 	       duration, n_all ? sum_all / n_all : 0,
 	       n_2nd ? sum_2nd / n_2nd : 0, t90 < 0 ? "never" : t90s);
+	printf(" distance=%.2f", nd_2nd ? dist_2nd / nd_2nd : 0);
 	printf(" migrated=%ld hint_faults=%ld work_mib=%.0f numad_cpu_ms=%ld "
 	       "data=%s\n", vmstat("pgmigrate_success") - mig0,
 	       vmstat("numa_hint_faults") - hint0, work / (1 << 20),
