@@ -11,6 +11,12 @@ bb=$(command -v busybox) || bb=/bin/busybox
 
 [ -f "$BUILD/usr/include/linux/sched_numa.h" ] ||
 	die "no uapi headers of the patched tree in $BUILD/usr/include: run 'make kernel' first"
+# tests/Makefile goes by mtimes, and $OUT is shared by every checkout that
+# uses this CACHE: a test edited in one checkout before another checkout's
+# build made its binary was not rebuilt (misplaced.from_cpuless missing from
+# a run).  Another checkout than last time: build every test afresh.
+[ "$(cat "$OUT/tests/.checkout" 2>/dev/null)" = "$TOP" ] || rm -rf "$OUT/tests"
+mkdir -p "$OUT/tests" && echo "$TOP" > "$OUT/tests/.checkout" || exit 1
 make -s -C "$TOP/tests" KSRC="$PRISTINE" UAPI="$BUILD/usr/include" OUT="$OUT/tests" || die "building the tests failed"
 
 root=$OUT/initramfs-root
