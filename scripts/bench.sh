@@ -17,16 +17,20 @@ scen="stream disturb disturb-3x newhogs newhogs-3x misplaced wrongnode lazy thre
 export RUN_SCENARIOS=${BENCH_SCENARIOS:-$scen}
 # After the scenarios: upstream's "perf bench numa mem" convergence tests
 # for the shapes that can converge on 2 nodes of 2 CPUs (BENCH_PERF, PxT;
-# " ": none), each mode, BENCH_PERF_SECS (60) at most; then the cost of
+# none), each mode, BENCH_PERF_SECS (60) at most; then the cost of
 # mbind(2)'s lazy paths, and numad and the wake-up latency with thousands
 # of processes and NUMA groups.
 perfl=
-for s in ${BENCH_PERF:-2x2 3x1 4x1}; do
+# "none": no such runs (make strips BENCH_PERF=" " on its command line to
+# nothing, which meant the default)
+shapes=${BENCH_PERF:-2x2 3x1 4x1}; [ "$shapes" = none ] && shapes=
+for s in $shapes; do
 	for m in off autonuma sched-numa; do
 		perfl="$perfl perfconv:$s:$m:${BENCH_PERF_SECS:-60}"
 	done
 done
-export RUN_EXTRA="$perfl ${BENCH_EXTRA:-mbindbench scalebench}"
+extra=${BENCH_EXTRA:-mbindbench scalebench}; [ "$extra" = none ] && extra=
+export RUN_EXTRA="$perfl $extra"
 [ -n "$perfl" ] && [ "${BENCH_REPORT_ONLY:-0}" != 1 ] &&
 	{ step "initramfs with perf" env INITRAMFS_PERF=1 "$TOP/scripts/initramfs.sh" || exit 1; }
 # TOPO (scripts/boot.sh): another layout's results beside the 2n ones
