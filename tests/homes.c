@@ -94,7 +94,11 @@ static void __attribute__((noreturn)) spin(void)
 		;
 }
 
-/* SLIT distance from @a to @b (nodeA/distance), or -1 */
+/*
+ * SLIT distance from @a to @b (nodeA/distance), or -1.  Not libnuma's
+ * numa_distance(): it pulls in libnuma.o and affinity.o, whose
+ * getaddrinfo() draws glibc's static-link warning in every build.
+ */
 static int node_distance(int a, int b)
 {
 	char path[64], buf[1024], *p = buf, *e;

@@ -282,7 +282,8 @@ static void read_topology(void)
 	/*
 	 * The SLIT: node N's distance file has one figure per online node,
 	 * in node order ("10 20 40"); the nodes present are those with a
-	 * cpulist (a CPU-less node has an empty one).
+	 * cpulist (a CPU-less node has an empty one).  Not libnuma's
+	 * numa_distance(): see node_distance() in tests/homes.c.
 	 */
 	for (int n = 0, on[MAXNODE], non = 0; n < nnodes; n++) {
 		FILE *f;
