@@ -72,6 +72,11 @@
  *                       under 256 pages or 1/8 of its resident pages,
  *                       numad's misplaced thresholds), all of the workers'
  *                       pages but that many on node 1, the contents intact.
+ *   leader_memory_follows  the leader, on node 0's CPUs, first touches
+ *                       4 MiB for each worker and sleeps; the workers, on
+ *                       node 1's CPUs, sweep them: split, and within 40
+ *                       intervals all of the workers' pages but numad's
+ *                       thresholds' worth on node 1, the contents intact.
  *   vfork_not_split     one thread more than node 0 has CPUs, made idle,
  *                       then each looping on vfork() of a child that
  *                       sleeps 200 ms: NumaSplit
@@ -127,6 +132,8 @@ static int nworkers, idle_create, use_group, exec_worker;
 /* CPUs of each node that can be a home (CPUs and memory), else 0 */
 static int home_cpus[NU_MAXNODE];
 static int pin_node = -1;	/* the wide process pins itself there first */
+static int worker_node = -1;	/* each worker pins itself there first */
+static int leader_fill;		/* the leader fills the W_SWEEP buffers */
 static volatile int all_created;
 
 static long now_sec(void)
@@ -259,6 +266,8 @@ static void *worker(void *arg)
 	int i = (int)(long)arg;
 
 	ctl->tid[i] = nu_gettid();
+	if (worker_node >= 0 && nu_pin_to_node(worker_node))
+		ctl->mem_bad[i] = -5;
 	if (use_group) {
 		long id = i == 0 ?
 			syscall(__NR_numa_tbind, nu_gettid(), MS_ID_NEW, 0UL) :
@@ -338,6 +347,15 @@ static void wide_main(void)
 
 	if (pin_node >= 0 && nu_pin_to_node(pin_node))
 		_exit(5);
+	/* Every worker's buffer first touched here, by the leader */
+	for (int i = 0; leader_fill && i < nworkers; i++) {
+		char *p = nu_alloc(MEM_LEN / nu_page_size());
+
+		if (!p)
+			_exit(6);
+		nu_fill(p, MEM_LEN, 0x51de00 + i);
+		ctl->buf[i] = p;
+	}
 	for (int i = 0; i < nworkers; i++) {
 		if (pthread_create(&t, NULL, worker, (void *)(long)i))
 			_exit(3);
@@ -890,6 +908,92 @@ TEST_F_TIMEOUT(wide, affinity_leaves_node, 300)
 	       on1, total, numad_passes_since(&t0), off, rss);
 	EXPECT_LE(total - (rss / 8 > 255 ? rss / 8 : 255), on1);
 	/* Nothing lost: each worker checks its own buffer */
+	for (int i = 0; i < nworkers; i++)
+		ctl->mem_cmd[i] = 3;
+	for (long g = now_sec(); now_sec() - g < GUARD_SEC;) {
+		int done = 0;
+
+		for (int i = 0; i < nworkers; i++)
+			done += ctl->mem_cmd[i] == 4;
+		if (done == nworkers)
+			break;
+		usleep(10000);
+	}
+	for (int i = 0; i < nworkers; i++) {
+		ASSERT_EQ(4, ctl->mem_cmd[i]);
+		EXPECT_EQ(-1, ctl->mem_bad[i]) TH_LOG("worker %d: data", i);
+	}
+}
+
+static int is_split_pid(pid_t pid)
+{
+	return is_split(pid) == 1;
+}
+
+/* Off node 1, from NumaRss, in *@off, and all of @pid's pages in *@rss */
+static int off_node1(pid_t pid, long *off, long *rss)
+{
+	long pages[NU_MAXNODE];
+	int r = nu_numa_rss(pid, pages);
+
+	*rss = *off = 0;
+	for (int n = 0; !r && n < (int)NU_MAXNODE; n++) {
+		*rss += pages[n];
+		*off += n == 1 ? 0 : pages[n];
+	}
+	return r;
+}
+
+/*
+ * The shape of numa01 on nodes of one CPU: the main thread, on node 0's
+ * CPUs, first touches every worker's 4 MiB there and sleeps; the workers,
+ * on node 1's CPUs, sweep them.  More workers than node 1 has CPUs: the
+ * process is split, every worker at home on node 1, and its memory on
+ * node 0 is on the home of no thread that works.  Within 40 intervals
+ * numad has it moved: off node 1 under 256 pages or 1/8 of the process's
+ * (numad's misplaced thresholds), all of the workers' pages but that many
+ * on node 1, every worker's contents intact.  Before the fix, numad took
+ * the sleeping leader's home and the process's node (both node 0) for
+ * homes of that memory, and nothing moved (numa01 on four nodes of one
+ * CPU stayed at 0.250 second-half locality, all memory on node 0).
+ */
+TEST_F_TIMEOUT(wide, leader_memory_follows, 300)
+{
+	long total = (long)nworkers * (MEM_LEN / nu_page_size()), on1;
+	long rss = 0, off = -1, ran = 0;
+	struct passes t0;
+
+	NU_RETURN_IF_SKIPPED();
+	pin_node = 0;
+	worker_node = 1;
+	leader_fill = 1;
+	self->pid = start_wide(_metadata, W_SWEEP);
+	pin_node = worker_node = -1;
+	leader_fill = 0;
+	ASSERT_LT(0, self->pid);
+	for (int i = 0; i < nworkers; i++) {
+		ASSERT_NE(-5, ctl->mem_bad[i]) {
+			TH_LOG("worker %d: not pinned", i);
+		}
+	}
+	ASSERT_TRUE(within_intervals(is_split_pid, self->pid,
+				     WAIT_INTERVALS, 0)) {
+		TH_LOG("not split: the test's premise");
+	}
+	TH_LOG("split; at the start %ld of %ld pages on node 0",
+	       workers_pages_on(self->pid, 0), total);
+	ASSERT_EQ(0, numad_passes_read(&t0));
+	for (long g = now_sec(); now_sec() - g < GUARD_SEC;) {
+		ASSERT_EQ(0, off_node1(self->pid, &off, &rss));
+		ran = numad_passes_since(&t0);
+		if (off < 256 || off * 8 < rss || ran >= 40)
+			break;
+		usleep(100000);
+	}
+	on1 = workers_pages_on(self->pid, 1);
+	TH_LOG("%ld of %ld pages on node 1 after %ld intervals, the process's off node 1: %ld of %ld",
+	       on1, total, ran, off, rss);
+	EXPECT_LE(total - (rss / 8 > 255 ? rss / 8 : 255), on1);
 	for (int i = 0; i < nworkers; i++)
 		ctl->mem_cmd[i] = 3;
 	for (long g = now_sec(); now_sec() - g < GUARD_SEC;) {
