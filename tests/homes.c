@@ -21,6 +21,17 @@
  *   memless_fork         a process pinned to those CPUs forks: the child's
  *                        home is one of those nodes from the start.  SKIP
  *                        as above.
+ *   fork_spread          2 spinning children per CPU of the nodes that
+ *                        can be homes (at most 64), forked one after the
+ *                        other: each child's home, read as soon as it is
+ *                        forked, is a node that can be one, and no node
+ *                        gets more than its share by CPUs plus one.  On
+ *                        8n (32 across the sockets, above the 30 at which
+ *                        the topology code stops fork balancing) the
+ *                        children ran on their parent's socket whatever
+ *                        their home, and the next choices, which count
+ *                        runnable tasks where they run, sent every home
+ *                        to the other socket: 4 on each of its nodes.
  */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -284,6 +295,43 @@ TEST_F_TIMEOUT(homes, memless_fork, 300)
 	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
 	TH_LOG("forked on node %d's CPUs: home %d", m, h);
 	EXPECT_TRUE(h >= 0 && h < self->nnodes && near[h]);
+}
+
+TEST_F_TIMEOUT(homes, fork_spread, 300)
+{
+	int homes[NU_MAXNODE] = { 0 }, cpus = 0, n, h, over = -1;
+	char buf[256] = "";
+	size_t len = 0;
+
+	NU_RETURN_IF_SKIPPED();
+	for (n = 0; n < self->nnodes; n++)
+		cpus += self->can_home[n] ? self->ncpus[n] : 0;
+	ASSERT_LT(0, cpus);
+	n = 2 * cpus < MAXKIDS ? 2 * cpus : MAXKIDS;
+	for (int i = 0; i < n; i++) {
+		pid_t pid = spinner(-1);
+
+		ASSERT_LT(0, pid);
+		self->kids[self->nkids++] = pid;
+		/* Its home as fork gave it, before numad can move it */
+		h = nu_home_node(pid, 0);
+		ASSERT_TRUE(h >= 0 && h < self->nnodes && self->can_home[h])
+			TH_LOG("child %d: home %d", i, h);
+		homes[h]++;
+	}
+	for (int m = 0; m < self->nnodes; m++) {
+		/* Its share by CPUs, rounded up, and one more */
+		int share = (n * self->ncpus[m] + cpus - 1) / cpus + 1;
+
+		if (!self->can_home[m])
+			continue;
+		len += snprintf(buf + len, sizeof(buf) - len, "%snode %d: %d",
+				len ? ", " : "", m, homes[m]);
+		if (homes[m] > share && over < 0)
+			over = m;
+	}
+	TH_LOG("%d children: %s", n, buf);
+	EXPECT_EQ(-1, over) TH_LOG("node %d has more than its share", over);
 }
 
 TEST_HARNESS_MAIN
