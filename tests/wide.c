@@ -841,6 +841,40 @@ static long workers_pages_on(pid_t pid, int node)
 	return sum;
 }
 
+/* Off node 1, from NumaRss, in *@off, and all of @pid's pages in *@rss */
+static int off_node1(pid_t pid, long *off, long *rss)
+{
+	long pages[NU_MAXNODE];
+	int r = nu_numa_rss(pid, pages);
+
+	*rss = *off = 0;
+	for (int n = 0; !r && n < (int)NU_MAXNODE; n++) {
+		*rss += pages[n];
+		*off += n == 1 ? 0 : pages[n];
+	}
+	return r;
+}
+
+/* Nothing lost: each worker checks its own W_SWEEP buffer */
+static void workers_verify(struct __test_metadata *_metadata)
+{
+	for (int i = 0; i < nworkers; i++)
+		ctl->mem_cmd[i] = 3;
+	for (long g = now_sec(); now_sec() - g < GUARD_SEC;) {
+		int done = 0;
+
+		for (int i = 0; i < nworkers; i++)
+			done += ctl->mem_cmd[i] == 4;
+		if (done == nworkers)
+			break;
+		usleep(10000);
+	}
+	for (int i = 0; i < nworkers; i++) {
+		ASSERT_EQ(4, ctl->mem_cmd[i]);
+		EXPECT_EQ(-1, ctl->mem_bad[i]) TH_LOG("worker %d: data", i);
+	}
+}
+
 /*
  * A split process, each worker sweeping 4 MiB of its own, has every
  * thread moved to node 1's CPUs: within 10 intervals it is whole again,
@@ -891,14 +925,7 @@ TEST_F_TIMEOUT(wide, affinity_leaves_node, 300)
 	 */
 	ASSERT_EQ(0, numad_passes_read(&t0));
 	for (long g = now_sec(); now_sec() - g < GUARD_SEC;) {
-		long pages[NU_MAXNODE];
-
-		ASSERT_EQ(0, nu_numa_rss(self->pid, pages));
-		rss = off = 0;
-		for (int n = 0; n < (int)NU_MAXNODE; n++) {
-			rss += pages[n];
-			off += n == 1 ? 0 : pages[n];
-		}
+		ASSERT_EQ(0, off_node1(self->pid, &off, &rss));
 		if (off < 256 || off * 8 < rss)
 			break;
 		usleep(200000);
@@ -907,22 +934,7 @@ TEST_F_TIMEOUT(wide, affinity_leaves_node, 300)
 	TH_LOG("%ld of %ld pages on node 1 after %ld intervals, the process's off node 1: %ld of %ld",
 	       on1, total, numad_passes_since(&t0), off, rss);
 	EXPECT_LE(total - (rss / 8 > 255 ? rss / 8 : 255), on1);
-	/* Nothing lost: each worker checks its own buffer */
-	for (int i = 0; i < nworkers; i++)
-		ctl->mem_cmd[i] = 3;
-	for (long g = now_sec(); now_sec() - g < GUARD_SEC;) {
-		int done = 0;
-
-		for (int i = 0; i < nworkers; i++)
-			done += ctl->mem_cmd[i] == 4;
-		if (done == nworkers)
-			break;
-		usleep(10000);
-	}
-	for (int i = 0; i < nworkers; i++) {
-		ASSERT_EQ(4, ctl->mem_cmd[i]);
-		EXPECT_EQ(-1, ctl->mem_bad[i]) TH_LOG("worker %d: data", i);
-	}
+	workers_verify(_metadata);
 }
 
 static int is_split_pid(pid_t pid)
@@ -930,19 +942,6 @@ static int is_split_pid(pid_t pid)
 	return is_split(pid) == 1;
 }
 
-/* Off node 1, from NumaRss, in *@off, and all of @pid's pages in *@rss */
-static int off_node1(pid_t pid, long *off, long *rss)
-{
-	long pages[NU_MAXNODE];
-	int r = nu_numa_rss(pid, pages);
-
-	*rss = *off = 0;
-	for (int n = 0; !r && n < (int)NU_MAXNODE; n++) {
-		*rss += pages[n];
-		*off += n == 1 ? 0 : pages[n];
-	}
-	return r;
-}
 
 /*
  * The shape of numa01 on nodes of one CPU: the main thread, on node 0's
@@ -994,21 +993,7 @@ TEST_F_TIMEOUT(wide, leader_memory_follows, 300)
 	TH_LOG("%ld of %ld pages on node 1 after %ld intervals, the process's off node 1: %ld of %ld",
 	       on1, total, ran, off, rss);
 	EXPECT_LE(total - (rss / 8 > 255 ? rss / 8 : 255), on1);
-	for (int i = 0; i < nworkers; i++)
-		ctl->mem_cmd[i] = 3;
-	for (long g = now_sec(); now_sec() - g < GUARD_SEC;) {
-		int done = 0;
-
-		for (int i = 0; i < nworkers; i++)
-			done += ctl->mem_cmd[i] == 4;
-		if (done == nworkers)
-			break;
-		usleep(10000);
-	}
-	for (int i = 0; i < nworkers; i++) {
-		ASSERT_EQ(4, ctl->mem_cmd[i]);
-		EXPECT_EQ(-1, ctl->mem_bad[i]) TH_LOG("worker %d: data", i);
-	}
+	workers_verify(_metadata);
 }
 
 /*
