@@ -82,6 +82,12 @@
  *                       sleeps 200 ms: NumaSplit
  *                       0 at every poll for 30 intervals, no split counted,
  *                       the children reaped (control).
+ *   two_wide_from_node0 two processes (numa01's shape), each with a
+ *                       spinning worker per CPU of half the machine's
+ *                       nodes, leaders pinned to node 0 for the first
+ *                       touch, then unpinned: within 40 intervals no node
+ *                       has more worker homes than CPUs.  SKIP where half
+ *                       the machine fits one node (2n, cxl).
  *
  * SKIPs without NumaSplit in /proc/self/status (a kernel without this
  * patch), when not root, or unless nodes 0 and 1 both have CPUs.  Node 1
@@ -134,6 +140,7 @@ static int home_cpus[NU_MAXNODE];
 static int pin_node = -1;	/* the wide process pins itself there first */
 static int worker_node = -1;	/* each worker pins itself there first */
 static int leader_fill;		/* the leader fills the W_SWEEP buffers */
+static int unpin_workers;	/* pin_node for the leader only, as numa01 */
 static volatile int all_created;
 
 static long now_sec(void)
@@ -356,6 +363,15 @@ static void wide_main(void)
 		nu_fill(p, MEM_LEN, 0x51de00 + i);
 		ctl->buf[i] = p;
 	}
+	if (unpin_workers) {
+		cpu_set_t all;
+
+		CPU_ZERO(&all);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			CPU_SET(c, &all);
+		if (sched_setaffinity(0, sizeof(all), &all))
+			_exit(7);
+	}
 	for (int i = 0; i < nworkers; i++) {
 		if (pthread_create(&t, NULL, worker, (void *)(long)i))
 			_exit(3);
@@ -429,12 +445,20 @@ FIXTURE_SETUP(wide)
 	ASSERT_EQ(0, nu_sched_feat_set("NUMA_BALANCE", 1));
 }
 
+static pid_t two_pid[2];		/* two_wide_from_node0 */
+static struct ctl *two_ctl[2];
+
 FIXTURE_TEARDOWN(wide)
 {
 	if (self->pid > 0) {
 		kill(self->pid, SIGKILL);
 		waitpid(self->pid, NULL, 0);
 	}
+	for (int k = 0; k < 2; k++)
+		if (two_pid[k] > 0 && two_pid[k] != self->pid) {
+			kill(two_pid[k], SIGKILL);
+			waitpid(two_pid[k], NULL, 0);
+		}
 	if (!self->restore)
 		return;
 	if (self->split_was >= 0)
@@ -1030,6 +1054,106 @@ TEST_F_TIMEOUT(wide, vfork_not_split, 300)
 		reaped += ctl->vforks[i];
 	TH_LOG("vfork children reaped: %ld", reaped);
 	EXPECT_LT(nworkers, reaped);
+}
+
+/*
+ * Every node's worker homes of both processes of two_wide_from_node0 no
+ * more than its CPUs; in @homes, their sum per node.
+ */
+static int two_homes(int homes[NU_MAXNODE])
+{
+	struct ctl *was = ctl;
+	int h[NU_MAXNODE], fit = 1;
+
+	memset(homes, 0, NU_MAXNODE * sizeof(*homes));
+	for (int k = 0; k < 2; k++) {
+		ctl = two_ctl[k];
+		if (worker_homes(two_pid[k], h) < 0)
+			fit = 0;
+		for (int n = 0; n < (int)NU_MAXNODE; n++)
+			homes[n] += h[n];
+	}
+	ctl = was;
+	for (int n = 0; n < (int)NU_MAXNODE; n++)
+		if (homes[n] > home_cpus[n])
+			fit = 0;
+	return fit;
+}
+
+static int two_homes_fit(pid_t unused)
+{
+	int homes[NU_MAXNODE];
+
+	(void)unused;
+	return two_homes(homes);
+}
+
+/*
+ * numa01's shape on nodes smaller than half the machine: two processes,
+ * each with one spinning worker per CPU of half the machine's nodes with
+ * CPUs and memory (more than any node has CPUs), whose leaders pin
+ * themselves to node 0, touch their memory there and unpin before making
+ * the workers.  Both are homed on node 0 and split there.  Within 40
+ * intervals no node has more of the two processes' worker homes than
+ * CPUs.  Before the fix, numad evened out each process's homes by its
+ * own count only: both kept theirs on node 0 and the nearest node while
+ * the load balancer ran half of the workers on the other nodes (on 4n:
+ * two homes on each of nodes 0 and 1, none on 2 and 3, for good).  SKIP
+ * where half the machine is no wider than a node (2n, cxl).
+ */
+TEST_F_TIMEOUT(wide, two_wide_from_node0, 300)
+{
+	int homes[NU_MAXNODE], cpus = 0, widest = 0, fit;
+	char buf[256];
+
+	NU_RETURN_IF_SKIPPED();
+	for (int n = 0; n < (int)NU_MAXNODE; n++) {
+		cpus += home_cpus[n];
+		if (home_cpus[n] > widest)
+			widest = home_cpus[n];
+	}
+	if (cpus / 2 <= widest || cpus > MAXT)
+		SKIP(return, "half of the %d CPUs fit a node of %d", cpus,
+		     widest);
+	nworkers = cpus / 2;
+	for (int k = 0; k < 2; k++) {
+		if (k) {
+			two_ctl[k] = mmap(NULL, sizeof(*ctl),
+					  PROT_READ | PROT_WRITE,
+					  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+			ASSERT_NE(MAP_FAILED, two_ctl[k]);
+		} else {
+			two_ctl[k] = ctl;
+		}
+		ctl = two_ctl[k];
+		pin_node = 0;
+		unpin_workers = 1;
+		leader_fill = 1;
+		two_pid[k] = start_wide(_metadata, W_SPIN);
+		pin_node = -1;
+		unpin_workers = leader_fill = 0;
+		ASSERT_LT(0, two_pid[k]);
+	}
+	ctl = two_ctl[0];
+	self->pid = two_pid[0];
+	two_homes(homes);
+	TH_LOG("at creation, split %d %d, worker homes %s",
+	       is_split(two_pid[0]), is_split(two_pid[1]),
+	       homes_str(homes, buf, sizeof(buf)));
+	fit = within_intervals(two_homes_fit, 0, 4 * WAIT_INTERVALS, 0);
+	two_homes(homes);
+	TH_LOG("%s, split %d %d, worker homes %s",
+	       fit ? "fit" : "do not fit after 40 intervals",
+	       is_split(two_pid[0]), is_split(two_pid[1]),
+	       homes_str(homes, buf, sizeof(buf)));
+	EXPECT_TRUE(fit);
+	for (int k = 0; k < 2; k++) {
+		kill(two_pid[k], SIGKILL);
+		waitpid(two_pid[k], NULL, 0);
+		two_pid[k] = 0;
+	}
+	self->pid = 0;
+	munmap(two_ctl[1], sizeof(*ctl));
 }
 
 int main(int argc, char **argv)
