@@ -602,6 +602,22 @@ static int split_balanced(pid_t pid)
 	return is_split(pid) == 1 && homes_balanced(pid);
 }
 
+/* Give every worker the command @cmd; wait until each answers @cmd + 1 */
+static void workers_cmd(int cmd)
+{
+	for (int i = 0; i < nworkers; i++)
+		ctl->mem_cmd[i] = cmd;
+	for (long g = now_sec(); now_sec() - g < GUARD_SEC;) {
+		int done = 0;
+
+		for (int i = 0; i < nworkers; i++)
+			done += ctl->mem_cmd[i] == cmd + 1;
+		if (done == nworkers)
+			break;
+		usleep(10000);
+	}
+}
+
 TEST_F_TIMEOUT(wide, spread_at_fork, 300)
 {
 	int homes[NU_MAXNODE], nodes;
@@ -622,17 +638,7 @@ TEST_F_TIMEOUT(wide, private_memory_home, 300)
 	ASSERT_LT(0, self->pid);
 	ASSERT_TRUE(within_intervals(split_on_both, self->pid,
 				     WAIT_INTERVALS, 0));
-	for (int i = 0; i < nworkers; i++)
-		ctl->mem_cmd[i] = 1;
-	for (long t0 = now_sec(); now_sec() - t0 < GUARD_SEC;) {
-		int done = 0;
-
-		for (int i = 0; i < nworkers; i++)
-			done += ctl->mem_cmd[i] == 2;
-		if (done == nworkers)
-			break;
-		usleep(10000);
-	}
+	workers_cmd(1);
 	for (int i = 0; i < nworkers; i++) {
 		ASSERT_EQ(2, ctl->mem_cmd[i]);
 		EXPECT_EQ(-1, ctl->mem_bad[i]) TH_LOG("worker %d: data", i);
@@ -882,17 +888,7 @@ static int off_node1(pid_t pid, long *off, long *rss)
 /* Nothing lost: each worker checks its own W_SWEEP buffer */
 static void workers_verify(struct __test_metadata *_metadata)
 {
-	for (int i = 0; i < nworkers; i++)
-		ctl->mem_cmd[i] = 3;
-	for (long g = now_sec(); now_sec() - g < GUARD_SEC;) {
-		int done = 0;
-
-		for (int i = 0; i < nworkers; i++)
-			done += ctl->mem_cmd[i] == 4;
-		if (done == nworkers)
-			break;
-		usleep(10000);
-	}
+	workers_cmd(3);
 	for (int i = 0; i < nworkers; i++) {
 		ASSERT_EQ(4, ctl->mem_cmd[i]);
 		EXPECT_EQ(-1, ctl->mem_bad[i]) TH_LOG("worker %d: data", i);
