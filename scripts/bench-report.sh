@@ -28,6 +28,10 @@ function kv(line,   i, n, a, b) {
 	v[s, m, "hint", b] = ("hint_faults" in f) ? f["hint_faults"] : "-"
 	v[s, m, "work", b] = f["work_mib"]; v[s, m, "numad", b] = f["numad_cpu_ms"]
 	v[s, m, "data", b] = f["data"]
+	if ("must_move" in f) {
+		mm[s] = 1; v[s, m, "must", b] = f["must_move"]
+		if ("numa_migrated" in f) v[s, m, "nmig", b] = f["numa_migrated"]
+	}
 }
 function cell1(s, m, k, b,   w) {
 	if (!((s, m, "absent", b) in v) && !((s, m, "mean", b) in v)) return "not run"
@@ -35,6 +39,11 @@ function cell1(s, m, k, b,   w) {
 	if (k == "work") {
 		w = v[s, "off", "work", b]
 		return (w > 0) ? sprintf("%.2f", v[s, m, "work", b] / w) : "-"
+	}
+	if (k == "ratio" || k == "nratio") {	# migrated / what must move (numa01-thp)
+		if (k == "nratio" && !((s, m, "nmig", b) in v)) return "-"
+		w = (k == "ratio") ? v[s, m, "mig", b] : v[s, m, "nmig", b]
+		return (v[s, m, "must", b] > 0) ? sprintf("%.3f", w / v[s, m, "must", b]) : "-"
 	}
 	if (k == "t90") return (v[s, m, k, b] == "never") ? "never" : v[s, m, k, b] " s"
 	return v[s, m, k, b]
@@ -52,15 +61,16 @@ function cell(s, m, k,   b, c, out, same) {
 	return out
 }
 END {
-	split("mean|half|dist|t90|mig|hint|work|numad|data", keys, "|")
-	split("mean locality|second-half locality|second-half mean distance (SLIT, 10: local)|time to 0.9|pages migrated|NUMA hinting faults|work vs off|numad CPU ms|data check", names, "|")
+	split("mean|half|dist|t90|mig|ratio|nratio|hint|work|numad|data", keys, "|")
+	split("mean locality|second-half locality|second-half mean distance (SLIT, 10: local)|time to 0.9|pages migrated|pages migrated / one process'"'"'s buffer|pages migrated on NUMA faults (numa_pages_migrated) / one process'"'"'s buffer|NUMA hinting faults|work vs off|numad CPU ms|data check", names, "|")
 	# The RFC cover letter figure, for reference: 48 stream instances on a
 	# real 2-node machine, share of local DRAM accesses (PMU), not placement.
 	rfc = "0.50 without, 0.86 with sched/numa (48 stream, real 2-node box, PMU)"
 	printf "| scenario | measure |"; for (j = 1; j <= nm; j++) printf " %s |", mode[j]
 	printf " RFC 2012 |\n|---|---|"; for (j = 1; j <= nm; j++) printf "---|"; printf "---|\n"
 	for (i = 1; i <= ns; i++)
-		for (k = 1; k <= 9; k++) {
+		for (k = 1; k <= 11; k++) {
+			if (keys[k] ~ /ratio/ && !(scen[i] in mm)) continue
 			printf "| %s | %s |", (k == 1 ? scen[i] : ""), names[k]
 			for (j = 1; j <= nm; j++) printf " %s |", cell(scen[i], mode[j], keys[k])
 			printf " %s |\n", (scen[i] == "stream" && k == 1) ? rfc : ""

@@ -8,9 +8,11 @@
  *   "NumaSplit:\t0|1" (1: the process's threads have homes on several
  *   nodes).  A new thread created while more of the process's other
  *   threads are runnable than its node has CPUs (the creator not counted)
- *   splits the process; numad splits one it sees that wide at three
- *   consecutive intervals, and makes a split one whole again (every thread
- *   at the process's node) when it fits its node at three consecutive
+ *   splits the process; numad splits one it sees that wide, using more
+ *   CPU time than its node's CPUs and half a CPU, at three consecutive
+ *   intervals, and makes a split one whole again (every thread at the
+ *   process's node) when it fits its node, using at most its CPUs less
+ *   half a CPU and at least a sixteenth of one, at three consecutive
  *   intervals.  Threads in a NUMA group (numa_tbind(2)) do not count.
  *   The first line of /sys/kernel/debug/sched/numad:
  *   "# split processes N, splits N, merges N".  Feature NUMA_SPLIT off:
@@ -41,7 +43,8 @@
  *                       its pages on its home node: all of them, for every
  *                       worker, the contents intact (the home read before
  *                       and after the fill; a change retries, 3 times).
- *   merge_when_narrow   all workers but one go to sleep: within 10
+ *   merge_when_narrow   one worker works a tenth of the time, the others
+ *                       sleep: within 10
  *                       intervals NumaSplit is 0 and every thread's home
  *                       is the leader's; the split count in debugfs has
  *                       dropped by one.
@@ -88,6 +91,18 @@
  *                       touch, then unpinned: within 40 intervals no node
  *                       has more worker homes than CPUs.  SKIP where half
  *                       the machine fits one node (2n, cxl).
+ *   many_threads_spread a split process that makes 600 idle threads: the
+ *                       homes of all of its threads per CPU within a
+ *                       fifth of each other between the nodes.
+ *   idle_stays_split    a split process whose workers fill 4 MiB each at
+ *                       their homes, then all sleep: NumaSplit 1 at every
+ *                       poll for 20 intervals, no merge counted; woken,
+ *                       each buffer still on its worker's home, intact.
+ *   bursty_stays_split  a split process whose even and odd workers spin
+ *                       by turns, 70 ms each (half of them busy at any
+ *                       time): NumaSplit 1 at every poll for 30
+ *                       intervals, no merge counted.  SKIP unless the
+ *                       workers are twice node 0's CPUs.
  *
  * SKIPs without NumaSplit in /proc/self/status (a kernel without this
  * patch), when not root, or unless nodes 0 and 1 both have CPUs.  Node 1
@@ -117,20 +132,23 @@
 #define WAIT_INTERVALS	10
 #define GUARD_SEC	120
 
-enum { W_SLEEP, W_SPIN, W_EXIT, W_VFORK, W_SWEEP };
+enum { W_SLEEP, W_SPIN, W_EXIT, W_VFORK, W_SWEEP, W_HALF, W_LIGHT };
 
 /* Shared between the test and the wide process (MAP_SHARED). */
 struct ctl {
 	volatile int mode[MAXT];	/* W_* */
 	volatile int tid[MAXT];
 	volatile int created;		/* workers made so far */
-	volatile int mem_cmd[MAXT];	/* 1: do the memory check, 2: done */
+	volatile int mem_cmd[MAXT];	/* 1: do the memory check, 2: done;
+					 * 3: verify buf, 4: done; 5: count
+					 * buf on the home, 6: done */
 	volatile long mem_on_home[MAXT], mem_pages[MAXT], mem_bad[MAXT];
 	volatile int mem_home[MAXT];
 	volatile int group;		/* numa_tbind id of groups_not_split */
 	volatile int group_err;
 	char *volatile buf[MAXT];	/* W_SWEEP: the worker's MEM_LEN */
 	volatile int vforks[MAXT];	/* W_VFORK: children reaped */
+	volatile int extra;		/* idle threads made after them */
 };
 
 static struct ctl *ctl;
@@ -142,6 +160,7 @@ static int worker_node = -1;	/* each worker pins itself there first */
 static int leader_fill;		/* the leader fills the W_SWEEP buffers */
 static int unpin_workers;	/* pin_node for the leader only, as numa01 */
 static volatile int all_created;
+static int extra_idle;		/* idle threads made after the workers */
 
 static long now_sec(void)
 {
@@ -302,6 +321,20 @@ static void *worker(void *arg)
 			worker_mem(i);
 			ctl->mem_cmd[i] = 2;
 		}
+		if (ctl->mem_cmd[i] == 5) {
+			size_t np = MEM_LEN / nu_page_size();
+			int home = (int)status_field(getpid(), nu_gettid(),
+						     "NumaHome");
+
+			ctl->mem_home[i] = home;
+			ctl->mem_pages[i] = (long)np;
+			ctl->mem_on_home[i] = ctl->buf[i] ?
+				nu_count_on_node(ctl->buf[i], np, home) : -1;
+			ctl->mem_bad[i] = ctl->buf[i] ?
+				nu_verify(ctl->buf[i], MEM_LEN, 0x51de00 + i) :
+				-3;
+			ctl->mem_cmd[i] = 6;
+		}
 		if (ctl->mem_cmd[i] == 3) {
 			ctl->mem_bad[i] = ctl->buf[i] ?
 				nu_verify(ctl->buf[i], MEM_LEN, 0x51de00 + i) :
@@ -310,6 +343,26 @@ static void *worker(void *arg)
 		}
 		if (m == W_SPIN) {
 			spin_ms(2);
+		} else if (m == W_LIGHT) {
+			/* About a tenth of a CPU */
+			spin_ms(1);
+			usleep(9000);
+		} else if (m == W_HALF) {
+			/*
+			 * Even and odd workers by turns, 70 ms each: half of
+			 * them busy at any time.  Not a divisor of numad's
+			 * 100 ms: at a switch both halves are runnable, and
+			 * numad's looks, timed alike, saw only that.
+			 */
+			struct timespec ts;
+			long ms;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ms = ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+			if ((ms / 70 + i) & 1)
+				usleep(5000);
+			else
+				spin_ms(2);
 		} else if (m == W_VFORK) {
 			/* A child that sleeps 200 ms while its parent waits */
 			pid_t c = vfork();
@@ -345,6 +398,14 @@ static void *worker(void *arg)
 			usleep(20000);
 		}
 	}
+}
+
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
 }
 
 /* The wide process: makes the workers, then waits to be killed. */
@@ -385,6 +446,17 @@ static void wide_main(void)
 				usleep(1000);
 		}
 		ctl->created = i + 1;
+	}
+	if (extra_idle) {
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 64 << 10);
+		for (int i = 0; i < extra_idle; i++) {
+			if (pthread_create(&t, &attr, idle_thread, NULL))
+				_exit(8);
+			ctl->extra = i + 1;
+		}
 	}
 	for (;;)
 		pause();
@@ -659,6 +731,11 @@ TEST_F_TIMEOUT(wide, merge_when_narrow, 300)
 				     WAIT_INTERVALS, 0));
 	before = numad_split_count();
 	ASSERT_LE(1, before);
+	/*
+	 * Well below one CPU in all: made one by CPU time with room to
+	 * spare (one busy worker still fills a node of one CPU)
+	 */
+	ctl->mode[0] = W_LIGHT;
 	for (int i = 1; i < nworkers; i++)
 		ctl->mode[i] = W_SLEEP;
 	ASSERT_TRUE(within_intervals(whole, self->pid, WAIT_INTERVALS, 0));
@@ -1150,6 +1227,197 @@ TEST_F_TIMEOUT(wide, two_wide_from_node0, 300)
 	}
 	self->pid = 0;
 	munmap(two_ctl[1], sizeof(*ctl));
+}
+
+/*
+ * The homes of all the threads of @pid per node (threads without one, or
+ * with one on a node that cannot be a home, not counted); the number of
+ * threads read, -1 if the task directory cannot be read.
+ */
+static int all_homes(pid_t pid, int homes[NU_MAXNODE])
+{
+	char path[64];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	memset(homes, 0, NU_MAXNODE * sizeof(*homes));
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		long h;
+
+		if (d->d_name[0] == '.')
+			continue;
+		h = status_field(pid, atoi(d->d_name), "NumaHome");
+		if (h >= 0 && h < (long)NU_MAXNODE && home_cpus[h])
+			homes[h]++;
+		n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * A split process (a spinning worker per CPU of nodes 0 and 1) that then
+ * makes 600 idle threads, each of which gets a home at creation
+ * (split_fork_node()): the homes of all its threads per CPU differ by at
+ * most a fifth between the nodes that can be homes.  Before the fix,
+ * split_fork_node() counted the homes of the process's oldest 256 threads
+ * only, and every thread past those got the same node (on 2n, 476 and
+ * 129 homes).
+ */
+TEST_F_TIMEOUT(wide, many_threads_spread, 300)
+{
+	int homes[NU_MAXNODE], total, lo = -1, hi = -1;
+	char buf[256];
+
+	extra_idle = 600;
+	self->pid = start_wide(_metadata, W_SPIN);
+	extra_idle = 0;
+	ASSERT_LT(0, self->pid);
+	for (long g = now_sec(); ctl->extra < 600 && now_sec() - g < GUARD_SEC;)
+		usleep(10000);
+	ASSERT_EQ(600, ctl->extra);
+	ASSERT_EQ(1, is_split(self->pid));
+	total = all_homes(self->pid, homes);
+	ASSERT_LE(600, total);
+	TH_LOG("%d threads, homes %s", total,
+	       homes_str(homes, buf, sizeof(buf)));
+	/* Densities in threads per CPU x 1000, the nodes that can be homes */
+	for (int n = 0; n < (int)NU_MAXNODE; n++) {
+		int d;
+
+		if (!home_cpus[n])
+			continue;
+		d = homes[n] * 1000 / home_cpus[n];
+		lo = lo < 0 || d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+	}
+	EXPECT_LE(hi * 5, lo * 6);
+}
+
+/* "# split processes N, splits N, merges N": merges */
+static long numad_merges(void)
+{
+	char buf[4096];
+	long n;
+
+	if (nu_read_file(NUMAD_STATS, buf, sizeof(buf)) ||
+	    sscanf(buf, "# split processes %*d, splits %*d, merges %ld",
+		   &n) != 1)
+		return -1;
+	return n;
+}
+
+static int still_split(pid_t pid)
+{
+	return is_split(pid) == 1;
+}
+
+/* For within_intervals(..., 1): wait that many intervals */
+static int always(pid_t pid)
+{
+	(void)pid;
+	return 1;
+}
+
+/*
+ * Each worker's W_SWEEP buffer, once filled, counted on its home
+ * (mem_cmd 5); 0 if that failed
+ */
+static int workers_buf_home(struct __test_metadata *_metadata, long *on_home)
+{
+	for (long g = now_sec(); now_sec() - g < GUARD_SEC;) {
+		int filled = 0;
+
+		for (int i = 0; i < nworkers; i++)
+			filled += ctl->buf[i] != NULL;
+		if (filled == nworkers)
+			break;
+		usleep(10000);
+	}
+	workers_cmd(5);
+	for (int i = 0; i < nworkers; i++) {
+		if (ctl->mem_cmd[i] != 6 || ctl->mem_bad[i] != -1)
+			return 0;
+		on_home[i] = ctl->mem_on_home[i];
+		TH_LOG("worker %d: %ld of %ld pages on its home %d", i,
+		       ctl->mem_on_home[i], ctl->mem_pages[i],
+		       ctl->mem_home[i]);
+	}
+	return 1;
+}
+
+/*
+ * A split process whose workers all block, as threads do between phases
+ * of work (on a barrier, say), stays split: NumaSplit 1 at every poll for
+ * 20 intervals, no merge counted.  Woken, each worker's buffer, filled at
+ * its home while split, is still there, the contents intact.  Before the
+ * fix: made one within 3 intervals of going idle, its memory marked to
+ * move to the process's node, moved there when the workers woke, and left
+ * there when they split again (4 threads, 8 s of work and 8 s on a
+ * barrier by turns: 3 splits, 3 merges, all of the memory on one node).
+ */
+TEST_F_TIMEOUT(wide, idle_stays_split, 300)
+{
+	long before[MAXT], after[MAXT], merges;
+
+	self->pid = start_wide(_metadata, W_SPIN);
+	ASSERT_LT(0, self->pid);
+	/* Homes evened out: numad moves none of them any more */
+	ASSERT_TRUE(within_intervals(split_balanced, self->pid,
+				     WAIT_INTERVALS, 0));
+	for (int i = 0; i < nworkers; i++)
+		ctl->mode[i] = W_SWEEP;
+	ASSERT_TRUE(workers_buf_home(_metadata, before));
+	merges = numad_merges();
+	ASSERT_LE(0, merges);
+	for (int i = 0; i < nworkers; i++)
+		ctl->mode[i] = W_SLEEP;
+	EXPECT_TRUE(within_intervals(still_split, self->pid,
+				     2 * WAIT_INTERVALS, 1));
+	EXPECT_EQ(merges, numad_merges());
+	for (int i = 0; i < nworkers; i++)
+		ctl->mode[i] = W_SWEEP;
+	ASSERT_TRUE(within_intervals(always, self->pid, WAIT_INTERVALS, 1));
+	ASSERT_TRUE(workers_buf_home(_metadata, after));
+	for (int i = 0; i < nworkers; i++) {
+		EXPECT_LE(before[i], after[i]) TH_LOG("worker %d", i);
+	}
+}
+
+/*
+ * A split process half of whose workers work at any time, the even and
+ * the odd ones by turns, 70 ms each (as many busy as node 0 has CPUs:
+ * "about two busy at a time" on 2n), stays split: NumaSplit 1 at every
+ * poll for 30 intervals, no merge counted.  Before the fix: made one
+ * within 3 intervals (its runnable threads fit the node at each look),
+ * and on 2n split and made one again by turns, its memory pulled to one
+ * node at every merge.  SKIP unless the workers are twice node 0's CPUs
+ * (memless has 3).
+ */
+TEST_F_TIMEOUT(wide, bursty_stays_split, 300)
+{
+	long merges;
+
+	NU_RETURN_IF_SKIPPED();
+	if (nworkers != 2 * self->ncpu[0])
+		SKIP(return, "%d workers, node 0 has %d CPUs", nworkers,
+		     self->ncpu[0]);
+	self->pid = start_wide(_metadata, W_SPIN);
+	ASSERT_LT(0, self->pid);
+	ASSERT_TRUE(within_intervals(split_balanced, self->pid,
+				     WAIT_INTERVALS, 0));
+	merges = numad_merges();
+	ASSERT_LE(0, merges);
+	for (int i = 0; i < nworkers; i++)
+		ctl->mode[i] = W_HALF;
+	EXPECT_TRUE(within_intervals(still_split, self->pid,
+				     3 * WAIT_INTERVALS, 1));
+	EXPECT_EQ(merges, numad_merges());
 }
 
 int main(int argc, char **argv)

@@ -49,6 +49,17 @@
  *   numa02-2x  1 process x 2T threads, 32 MiB slices.
  *   shared     1 process x T threads sharing one 256 MiB buffer as numa01's
  *              threads do, first touched by the main thread (unpinned).
+ *   numa01-thp numa01 on transparent huge pages (MADV_HUGEPAGE; buffers 1
+ *              MiB off a 2 MiB boundary, as malloc() gives them).  Where
+ *              each process fits a node, what must move is one process's
+ *              buffer: "must_move=" in its ##BENCH line, in 4 KiB pages,
+ *              to set against "migrated=" (pgmigrate_success: compaction
+ *              for huge pages counts there too) and "numa_migrated="
+ *              (numa_pages_migrated: the moves on NUMA hinting faults).
+ *   bursty     as numa02, but every thread sweeps for 300 ms and sleeps
+ *              for 300 ms, thread i 150 ms after thread i - 1: half of
+ *              the threads busy at any time (a node's worth of CPUs on the
+ *              2n guest).
  * Memory far away, first touched on a node with memory and no CPUs (a CXL
  * expander; TOPO=cxl), under MPOL_BIND there, then MPOL_DEFAULT; absent
  * without such a node:
@@ -69,7 +80,8 @@
  * A missing sysctl or syscall (MPOL_MF_LAZY -> EINVAL; numa_tbind ->
  * ENOSYS; EOPNOTSUPP: NUMA groups outside the sched-numa mode) prints
  * "absent=1" and exits 0.  On a
- * one-node machine "node 1" is node 0.  Buffers are MADV_NOHUGEPAGE.
+ * one-node machine "node 1" is node 0.  Buffers are MADV_NOHUGEPAGE but in
+ * numa01-thp.
  *
  * Data check: first touch writes pattern(task, word); each pass over a 256 KiB
  * chunk adds 1 to every word and counts the pass; at the end every word must
@@ -135,11 +147,12 @@ __attribute__((weak)) unsigned int numa_bitmask_nbytes(struct bitmask *bmp)
 enum { SC_STREAM, SC_DISTURB, SC_DISTURB3, SC_NEWHOGS, SC_NEWHOGS3,
 	SC_MISPLACED, SC_WRONG, SC_LAZY, SC_THREADS, SC_GROUPS, SC_NUMA01,
 	SC_NUMA01TA, SC_NUMA02, SC_NUMA02SMT, SC_NUMA02X2, SC_SHARED,
-	SC_FARMEM, SC_NUMA02FAR, SC_LAST };
+	SC_NUMA01THP, SC_BURSTY, SC_FARMEM, SC_NUMA02FAR, SC_LAST };
 static const char *const sc_names[] = { "stream", "disturb", "disturb-3x",
 	"newhogs", "newhogs-3x", "misplaced", "wrongnode", "lazy", "threads",
 	"threads-groups", "numa01", "numa01-thread-alloc", "numa02",
-	"numa02-smt", "numa02-2x", "shared", "farmem", "numa02-farmem" };
+	"numa02-smt", "numa02-2x", "shared", "numa01-thp", "bursty", "farmem",
+	"numa02-farmem" };
 
 struct result { int data_ok; double work; };	/* in MAP_SHARED memory */
 
@@ -469,6 +482,15 @@ static void stream(struct task *t)
 	while ((now = elapsed()) < duration) {
 		uint64_t *p = t->buf + c * cw;
 
+		if (scenario == SC_BURSTY &&
+		    ((int)((now + t->id * 0.15) / 0.3) & 1)) {
+			double ph = now + t->id * 0.15;
+			double end = ((int)(ph / 0.3) + 1) * 0.3;
+
+			usleep((useconds_t)((end - ph) * 1e6) + 1);
+			continue;
+		}
+
 		for (size_t i = t->off; i < cw; i += t->stride)
 			p[i] += 1;
 		t->passes[c]++;
@@ -522,7 +544,8 @@ static void *task_run(void *arg)
 				die("mbind(MPOL_MF_LAZY)");
 		}
 	} else if (scenario < SC_NUMA01 || scenario == SC_NUMA02 ||
-		   scenario == SC_NUMA02SMT || scenario == SC_NUMA02X2) {
+		   scenario == SC_NUMA02SMT || scenario == SC_NUMA02X2 ||
+		   scenario == SC_BURSTY) {
 		touch(t);
 	}	/* else the process's main thread touched it (threads_proc()) */
 	if (scenario == SC_GROUPS) {	/* 0 and 2 create, 1 and 3 join */
@@ -609,10 +632,20 @@ static void threads_proc(struct task *tasks, int first, int n, size_t len,
 			 int shared)
 {
 	size_t total = shared ? len : n * len;
-	uint64_t *buf = map(total, 0);
-	int touch0 = scenario == SC_NUMA01 || scenario == SC_NUMA01TA;
+	int thp = scenario == SC_NUMA01THP;
+	int touch0 = scenario == SC_NUMA01 || scenario == SC_NUMA01TA || thp;
+	uint64_t *buf;
 
-	madvise(buf, total, MADV_NOHUGEPAGE);
+	if (thp) {	/* as malloc() gives it: not 2 MiB aligned */
+		char *p = map(total + (3UL << 20), 0);
+
+		buf = (uint64_t *)(((uintptr_t)p + (2UL << 20) - 1) &
+				   ~((2UL << 20) - 1)) + (1UL << 20) / 8;
+		madvise(buf, total, MADV_HUGEPAGE);
+	} else {
+		buf = map(total, 0);
+		madvise(buf, total, MADV_NOHUGEPAGE);
+	}
 	for (int i = first; i < first + n; i++) {
 		struct task *t = &tasks[i];
 
@@ -738,7 +771,7 @@ static void usage(void)
 	fprintf(stderr, "usage: numabench -s stream|disturb|disturb-3x|"
 		"newhogs|newhogs-3x|misplaced|wrongnode|lazy|threads|"
 		"threads-groups|numa01|numa01-thread-alloc|numa02|numa02-smt|"
-		"numa02-2x|shared -m off|autonuma|sched-numa "
+		"numa02-2x|shared|numa01-thp|bursty -m off|autonuma|sched-numa "
 		"-d SECONDS [-n NPROC] [-M MiB]\n"
 		"       numabench -m MODE -d SECONDS -x NAME -- COMMAND...\n");
 	exit(1);
@@ -749,7 +782,7 @@ int main(int argc, char **argv)
 	int opt, failed = 0, data_ok = 1, t90 = -1, n_all = 0, n_2nd = 0;
 	int nd_2nd = 0;
 	int nprocs = 0, ncpu;
-	long mib = 0, mig0, hint0, numad0, defmib;
+	long mib = 0, mig0, nmig0, hint0, numad0, defmib;
 	double work = 0, sum_all = 0, sum_2nd = 0, dist_2nd = 0;
 	struct result *res;
 	struct task *tasks;
@@ -797,11 +830,11 @@ int main(int argc, char **argv)
 	case SC_THREADS: case SC_GROUPS:
 		ntasks = 4, nprocs = 1, defmib = 8;
 		break;
-	case SC_NUMA01: case SC_NUMA01TA:
+	case SC_NUMA01: case SC_NUMA01TA: case SC_NUMA01THP:
 		ntasks = 2 * (ncpu / 2 > 0 ? ncpu / 2 : 1), nprocs = 2;
-		defmib = scenario == SC_NUMA01 ? 128 : 256 / ntasks;
+		defmib = scenario == SC_NUMA01TA ? 256 / ntasks : 128;
 		break;
-	case SC_NUMA02: case SC_NUMA02FAR:
+	case SC_NUMA02: case SC_NUMA02FAR: case SC_BURSTY:
 		ntasks = ncpu, nprocs = 1, defmib = 256 / ntasks;
 		break;
 	case SC_NUMA02SMT:
@@ -841,6 +874,7 @@ int main(int argc, char **argv)
 			.nchunks = len / CHUNK, .loc = &loc[i * nslots],
 			.dist = &dist[i * nslots] };
 	mig0 = vmstat("pgmigrate_success");
+	nmig0 = vmstat("numa_pages_migrated");
 	hint0 = vmstat("numa_hint_faults");
 	numad0 = numad_cpu_ms();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -855,6 +889,7 @@ int main(int argc, char **argv)
 				continue;
 			threads_proc(tasks, p * per, per, len,
 				     scenario == SC_NUMA01 ||
+				     scenario == SC_NUMA01THP ||
 				     scenario == SC_SHARED);
 			_exit(0);
 		}
@@ -924,6 +959,9 @@ int main(int argc, char **argv)
 	       duration, n_all ? sum_all / n_all : 0,
 	       n_2nd ? sum_2nd / n_2nd : 0, t90 < 0 ? "never" : t90s);
 	printf(" distance=%.2f", nd_2nd ? dist_2nd / nd_2nd : 0);
+	if (scenario == SC_NUMA01THP)	/* one process's buffer */
+		printf(" must_move=%zu numa_migrated=%ld", len / 4096,
+		       vmstat("numa_pages_migrated") - nmig0);
 	printf(" migrated=%ld hint_faults=%ld work_mib=%.0f numad_cpu_ms=%ld "
 	       "data=%s\n", vmstat("pgmigrate_success") - mig0,
 	       vmstat("numa_hint_faults") - hint0, work / (1 << 20),
