@@ -95,7 +95,8 @@
  *                       homes of all of its threads per CPU within a
  *                       fifth of each other between the nodes.
  *   idle_stays_split    a split process whose workers fill 4 MiB each at
- *                       their homes, then all sleep: NumaSplit 1 at every
+ *                       their homes, then all block (wake every 500 ms):
+ *                       NumaSplit 1 at every
  *                       poll for 20 intervals, no merge counted; woken,
  *                       each buffer still on its worker's home, intact.
  *   bursty_stays_split  a split process whose even and odd workers spin
@@ -132,7 +133,8 @@
 #define WAIT_INTERVALS	10
 #define GUARD_SEC	120
 
-enum { W_SLEEP, W_SPIN, W_EXIT, W_VFORK, W_SWEEP, W_HALF, W_LIGHT };
+enum { W_SLEEP, W_SPIN, W_EXIT, W_VFORK, W_SWEEP, W_HALF, W_LIGHT,
+       W_BLOCK };
 
 /* Shared between the test and the wide process (MAP_SHARED). */
 struct ctl {
@@ -343,6 +345,13 @@ static void *worker(void *arg)
 		}
 		if (m == W_SPIN) {
 			spin_ms(2);
+		} else if (m == W_BLOCK) {
+			/*
+			 * As blocked on a barrier: W_SLEEP's wake-ups every
+			 * 20 ms cost the debug kernel more than a sixteenth
+			 * of a CPU over four workers, which is not idle
+			 */
+			usleep(500000);
 		} else if (m == W_LIGHT) {
 			/* About a tenth of a CPU */
 			spin_ms(1);
@@ -1376,7 +1385,7 @@ TEST_F_TIMEOUT(wide, idle_stays_split, 300)
 	merges = numad_merges();
 	ASSERT_LE(0, merges);
 	for (int i = 0; i < nworkers; i++)
-		ctl->mode[i] = W_SLEEP;
+		ctl->mode[i] = W_BLOCK;
 	EXPECT_TRUE(within_intervals(still_split, self->pid,
 				     2 * WAIT_INTERVALS, 1));
 	EXPECT_EQ(merges, numad_merges());
