@@ -3,14 +3,23 @@
 # results/cost.md from the consoles of make bench-cost (costbench lines;
 # round 0, the warm-up, skipped) and pahole's sizes (SIZES: "kernel struct
 # bytes ..." lines).  Medians over every round of every boot of a kernel;
-# "±" is half the interquartile range, relative to the median.
+# "±" is half the interquartile range, relative to the median.  KERNEL
+# i-unpatched and i-patched are boots under QEMU's -icount clock: their
+# "ns" are instructions, reported in a table of their own.
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 SIZES KERNEL:BOOT:LOG..." >&2; exit 2; }
 sizes=$1; shift
+# When each kind of boot ran (the logs' times): a report written again
+# (COST_REPORT_ONLY=1) may put boots of two runs side by side
+wall= ic=
+for a in "$@"; do
+	k=${a%%:*} r=${a#*:} log=${r#*:} t=$(date -u -r "${r#*:}" "+%F %H:%M")
+	case $k in i-*) ic="$ic${ic:+, }$t" ;; *) wall="$wall${wall:+, }$t" ;; esac
+done
 for a in "$@"; do
 	k=${a%%:*} r=${a#*:} b=${r%%:*} log=${r#*:}
 	tr -d '\r' < "$log" | sed -n "s/^costbench /$k $b /p"
-done | awk -v sizes="$sizes" -v when="$(date -u +%F)" '
+done | awk -v sizes="$sizes" -v when="$(date -u +%F)" -v wall="$wall" -v ic="$ic" '
 function sortv(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
 }
@@ -32,16 +41,26 @@ function human(ns) {
 	if (ns >= 1e3) return sprintf("%.1f us", ns / 1e3)
 	return sprintf("%.0f ns", ns)
 }
+function hinsn(n) {
+	if (n >= 1e6) return sprintf("%.3f M", n / 1e6)
+	if (n >= 1e3) return sprintf("%.2f k", n / 1e3)
+	return sprintf("%.0f", n)
+}
 {
 	kern = $1; boot = $2; delete f
 	for (i = 3; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 	if (f["round"] == 0) next
-	c = f["case"]; col = kern "/" f["mode"]
+	c = f["case"]
 	if (!(c in cseen)) { cseen[c] = 1; cases[++nc] = c }
+	if (kern ~ /^i-/) {	# -icount: instructions
+		col = "i:" substr(kern, 3) "/" f["mode"]
+		if (boot > inb) inb = boot
+	} else {
+		col = kern "/" f["mode"]
+		if (boot > nb) nb = boot
+	}
 	vals[c, col] = vals[c, col] " " f["ns"]
 	vals[c, col, boot] = vals[c, col, boot] " " f["ns"]
-	if (boot > nb) nb = boot
-	rounds[col] = rounds[col] + 1
 }
 END {
 	ref = "unpatched/off"
@@ -61,6 +80,7 @@ END {
 	print "all rounds of all boots.  The autonuma rows of the two kernels compare"
 	print "the series with 6.1 when the user chose autonuma."
 	print ""
+	if (wall != "") printf "Timed boots ended (UTC): %s.\n\n", wall
 	printf "| case |"; for (j = 1; j <= ncol; j++) printf " %s |", names[j]; print ""
 	printf "|---|"; for (j = 1; j <= ncol; j++) printf "---|"; print ""
 	for (i = 1; i <= nc; i++) {
@@ -82,6 +102,45 @@ END {
 	print "MPOL_NOOP are the series'\''s; numa_tbind(2) and numa_mbind(2) answer"
 	print "EOPNOTSUPP unless kernel.sched_numa is 1)."
 	print ""
+	if (inb) {
+		print "## Instructions per operation (QEMU -icount)"
+		print ""
+		printf "The same cases in %d boots of each kernel under QEMU'\''s instruction-\n", inb
+		print "counting clock (`-icount shift=0,sleep=off`: single-threaded TCG, one"
+		print "nanosecond of guest time per guest instruction, none while all vCPUs"
+		print "idle): instructions per operation, those of every vCPU while it ran,"
+		print "not time.  First column: the unpatched kernel, balancing off; then"
+		print "ratios of medians to it.  \"Boots\": how far apart the two boots'\'' medians"
+		print "are, the largest over the row'\''s columns, relative to the median.  The"
+		print "targets: at most 1.010 with sched/numa off, 1.030 with it on."
+		print ""
+		printf "Counted boots ended (UTC): %s.\n\n", ic
+		printf "| case |"; for (j = 1; j <= ncol; j++) printf " %s |", names[j]; print " boots |"
+		printf "|---|"; for (j = 1; j <= ncol; j++) printf "---|"; print "---|"
+		for (i = 1; i <= nc; i++) {
+			c = cases[i]; worst = 0; have = 0
+			r0 = stat(c SUBSEP "i:" ref) ? med : 0
+			printf "| %s |", c
+			for (j = 1; j <= ncol; j++) {
+				key = c SUBSEP "i:" cols[j]
+				if (!(key in vals)) { printf " n/a |"; continue }
+				stat(key); m = med; lo = hi = -1; have = 1
+				for (b = 1; b <= inb; b++) {
+					if (!((key, b) in vals)) continue
+					stat(key SUBSEP b)
+					if (lo < 0 || med < lo) lo = med
+					if (hi < 0 || med > hi) hi = med
+				}
+				if (m > 0 && (hi - lo) / m > worst) worst = (hi - lo) / m
+				if (j == 1) printf " %s |", hinsn(m)
+				else if (r0 > 0) printf " %.3f |", m / r0
+				else printf " %s |", hinsn(m)
+			}
+			if (have) printf " %.2f%% |\n", 100 * worst
+			else print " n/a |"
+		}
+		print ""
+	}
 	print "## Repeatability: the median of each boot"
 	print ""
 	printf "| case |"

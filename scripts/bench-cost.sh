@@ -16,11 +16,22 @@
 # OUT= name another patched kernel and COST_MD= another report (make
 # bench-cost-at, scripts/bench-cost-at.sh).
 #
-# Why not -icount: QEMU 7.2's instruction-counting clock would make TCG
-# repeatable, but with a fixed shift this kernel hangs at "x86: Booting SMP
-# configuration:" with 2 or 4 vCPUs (sleep on or off, lpj= given), and
-# shift=auto ties the clock to the host's again.  So: medians of
-# interleaved rounds, two boots of each kernel, and both shown.
+# Counted, not timed: timing under TCG resolves nothing below about 10%
+# (one slow boot moves a median by 20%), so every kernel is also booted
+# COST_ICOUNT_BOOTS (2) times under QEMU's instruction-counting clock
+# (-icount shift=0,sleep=off: single-threaded TCG, one nanosecond of guest
+# time per guest instruction, no time passing while every vCPU idles),
+# with COST_ICOUNT_ROUNDS (5) rounds: the same costbench, whose "ns" are
+# then instructions per operation, all vCPUs' together.  Those boots also
+# turn off what the kernel randomizes per boot (nokaslr norandmaps
+# randomize_kstack_offset=off): with it, fork-exit's count differed by
+# 1.5% between two boots of one kernel, without it by 0.01%.  Medians of
+# 5 rounds, since a 4-thread case now and then runs one round with its
+# threads overlapping differently (5-20% fewer instructions).  The report
+# shows how far apart the two boots are for each case.  COST_ICOUNT=0
+# skips these boots.  QEMU 7.2 hung at "x86: Booting SMP
+# configuration" with a fixed shift and more than one vCPU; QEMU 10.0,
+# which make deps installs, boots so.
 set -u
 . "$(dirname "$0")/lib.sh"
 boots=${COST_BOOTS:-2}
@@ -30,23 +41,40 @@ build_pristine
 
 quiet() { "$@" > /dev/null; }
 logs=()
-for i in $(seq 1 "$boots"); do
-	for k in unpatched patched; do
-		b=$BUILD; [ $k = unpatched ] && b=$pbuild
-		log=$OUT/cost-$k-$i.log
-		if [ "${COST_REPORT_ONLY:-0}" = 1 ]; then
-			logs+=("$k:$i:$log")
-			continue
-		fi
-		step "boot $i of the $k kernel: costbench, $rounds rounds" \
+# costboot KIND ROUNDS I: boot I of the KIND (unpatched, patched, i-unpatched,
+# i-patched: the same under -icount) kernel, its log appended to logs
+costboot() {
+	local kind=$1 r=$2 i=$3 k=${1#i-} b=$BUILD log qo= what=
+	[ $k = unpatched ] && b=$pbuild
+	log=$OUT/cost-$kind-$i.log
+	local ap="sncostrounds=$r${COST_CASES:+ sncostcases=$COST_CASES}"
+	[ $kind != $k ] && qo="-icount shift=0,sleep=off" what=", instructions counted" \
+		ap="$ap nokaslr norandmaps randomize_kstack_offset=off"
+	if [ "${COST_REPORT_ONLY:-0}" != 1 ]; then
+		step "boot $i of the $k kernel: costbench, $r rounds$what" \
 			quiet env BUILD="$b" OUT="$OUT" LOG="$log" PREALLOC=1 \
-			APPEND="sncostrounds=$rounds${COST_CASES:+ sncostcases=$COST_CASES}" \
+			QEMU_OPTS="$qo" \
+			APPEND="$ap" \
 			BOOT_TIMEOUT=3600 \
 			"$TOP/scripts/boot.sh" costbench || die "boot failed: $log"
 		"$TOP/scripts/check-console.sh" "$log" || die "the $k kernel reported a problem: $log"
-		logs+=("$k:$i:$log")
+	elif [ ! -f "$log" ]; then
+		return		# not in the last run (COST_ICOUNT=0, say)
+	fi
+	logs+=("$kind:$i:$log")
+}
+for i in $(seq 1 "$boots"); do
+	for k in unpatched patched; do
+		costboot $k "$rounds" "$i"
 	done
 done
+if [ "${COST_ICOUNT:-1}" != 0 ]; then
+	for i in $(seq 1 "${COST_ICOUNT_BOOTS:-2}"); do
+		for k in unpatched patched; do
+			costboot i-$k "${COST_ICOUNT_ROUNDS:-5}" "$i"
+		done
+	done
+fi
 
 # Bytes per structure: one file of each kernel compiled again with -g (the
 # kernels themselves have no debug information), read by pahole.

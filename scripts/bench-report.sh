@@ -28,6 +28,7 @@ function kv(line,   i, n, a, b) {
 	v[s, m, "hint", b] = ("hint_faults" in f) ? f["hint_faults"] : "-"
 	v[s, m, "work", b] = f["work_mib"]; v[s, m, "numad", b] = f["numad_cpu_ms"]
 	v[s, m, "data", b] = f["data"]
+	if ("life" in f) { lf[s] = 1; v[s, m, "life", b] = f["life"] }
 	if ("must_move" in f) {
 		mm[s] = 1; v[s, m, "must", b] = f["must_move"]
 		if ("numa_migrated" in f) v[s, m, "nmig", b] = f["numa_migrated"]
@@ -61,16 +62,17 @@ function cell(s, m, k,   b, c, out, same) {
 	return out
 }
 END {
-	split("mean|half|dist|t90|mig|ratio|nratio|hint|work|numad|data", keys, "|")
-	split("mean locality|second-half locality|second-half mean distance (SLIT, 10: local)|time to 0.9|pages migrated|pages migrated / one process'"'"'s buffer|pages migrated on NUMA faults (numa_pages_migrated) / one process'"'"'s buffer|NUMA hinting faults|work vs off|numad CPU ms|data check", names, "|")
+	nk = split("mean|life|half|dist|t90|mig|ratio|nratio|hint|work|numad|data", keys, "|")
+	split("mean locality|locality over each process'"'"'s life (shortjobs)|second-half locality|second-half mean distance (SLIT, 10: local)|time to 0.9|pages migrated|pages migrated / one process'"'"'s buffer|pages migrated on NUMA faults (numa_pages_migrated) / one process'"'"'s buffer|NUMA hinting faults|work vs off|numad CPU ms|data check", names, "|")
 	# The RFC cover letter figure, for reference: 48 stream instances on a
 	# real 2-node machine, share of local DRAM accesses (PMU), not placement.
 	rfc = "0.50 without, 0.86 with sched/numa (48 stream, real 2-node box, PMU)"
 	printf "| scenario | measure |"; for (j = 1; j <= nm; j++) printf " %s |", mode[j]
 	printf " RFC 2012 |\n|---|---|"; for (j = 1; j <= nm; j++) printf "---|"; printf "---|\n"
 	for (i = 1; i <= ns; i++)
-		for (k = 1; k <= 11; k++) {
+		for (k = 1; k <= nk; k++) {
 			if (keys[k] ~ /ratio/ && !(scen[i] in mm)) continue
+			if (keys[k] == "life" && !(scen[i] in lf)) continue
 			printf "| %s | %s |", (k == 1 ? scen[i] : ""), names[k]
 			for (j = 1; j <= nm; j++) printf " %s |", cell(scen[i], mode[j], keys[k])
 			printf " %s |\n", (scen[i] == "stream" && k == 1) ? rfc : ""

@@ -11,7 +11,7 @@ mkdir -p "$TOP/results"
 boots=${BENCH_BOOTS:-2}
 export RUN_SECS=${BENCH_SECS:-40}
 export BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400}
-scen="stream disturb disturb-3x newhogs newhogs-3x misplaced wrongnode lazy threads threads-groups numa01 numa01-thread-alloc numa02 numa02-smt numa02-2x shared numa01-thp bursty"
+scen="stream disturb disturb-3x newhogs newhogs-3x misplaced wrongnode lazy threads threads-groups numa01 numa01-thread-alloc numa02 numa02-smt numa02-2x shared numa01-thp bursty shortjobs"
 # Memory first touched on the CPU-less node: where there is one
 [ "${TOPO:-2n}" = cxl ] && scen="$scen farmem numa02-farmem"
 export RUN_SCENARIOS=${BENCH_SCENARIOS:-$scen}

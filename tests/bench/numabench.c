@@ -56,6 +56,13 @@
  *              to set against "migrated=" (pgmigrate_success: compaction
  *              for huge pages counts there too) and "numa_migrated="
  *              (numa_pages_migrated: the moves on NUMA hinting faults).
+ *   shortjobs  short-lived processes: every second NPROC (default 4) new
+ *              processes start, each first-touches its own buffer (16
+ *              MiB) where it starts and streams over it for 5 s, then
+ *              exits; the last start is 5 s before the end.  "life=" in
+ *              its ##BENCH line: each process's locality over its own
+ *              life, the mean over the processes (what a build or a
+ *              test suite gets, which never lives to a second half).
  *   bursty     as numa02, but every thread sweeps for 300 ms and sleeps
  *              for 300 ms, thread i 150 ms after thread i - 1: half of
  *              the threads busy at any time (a node's worth of CPUs on the
@@ -141,18 +148,20 @@ __attribute__((weak)) unsigned int numa_bitmask_nbytes(struct bitmask *bmp)
 #define CHUNK		(256 << 10)	/* streaming unit; passes counted per chunk */
 #define MAXADDR		4096
 #define PERIOD		0.5
+#define JOB_LIFE	5.0	/* shortjobs: seconds each process streams */
 #define SYS_BAL		"/proc/sys/kernel/numa_balancing"
 #define SYS_SCHED	"/proc/sys/kernel/sched_numa"
 
 enum { SC_STREAM, SC_DISTURB, SC_DISTURB3, SC_NEWHOGS, SC_NEWHOGS3,
 	SC_MISPLACED, SC_WRONG, SC_LAZY, SC_THREADS, SC_GROUPS, SC_NUMA01,
 	SC_NUMA01TA, SC_NUMA02, SC_NUMA02SMT, SC_NUMA02X2, SC_SHARED,
-	SC_NUMA01THP, SC_BURSTY, SC_FARMEM, SC_NUMA02FAR, SC_LAST };
+	SC_NUMA01THP, SC_BURSTY, SC_SHORTJOBS, SC_FARMEM, SC_NUMA02FAR,
+	SC_LAST };
 static const char *const sc_names[] = { "stream", "disturb", "disturb-3x",
 	"newhogs", "newhogs-3x", "misplaced", "wrongnode", "lazy", "threads",
 	"threads-groups", "numa01", "numa01-thread-alloc", "numa02",
-	"numa02-smt", "numa02-2x", "shared", "numa01-thp", "bursty", "farmem",
-	"numa02-farmem" };
+	"numa02-smt", "numa02-2x", "shared", "numa01-thp", "bursty",
+	"shortjobs", "farmem", "numa02-farmem" };
 
 struct result { int data_ok; double work; };	/* in MAP_SHARED memory */
 
@@ -165,10 +174,12 @@ struct task {
 	struct result *res;
 	float *loc;		/* [nslots], -1 = no sample; MAP_SHARED */
 	float *dist;		/* [nslots]: mean SLIT distance, the same */
+	double end;		/* seconds after t0: when it stops */
 	pthread_t thr;
 };
 
 static int scenario, nnodes, ntasks, nslots, is_child, groups[2];
+static int per_start, nstarts;	/* shortjobs */
 static const char *mode;
 static double duration;
 static struct timespec t0;
@@ -479,7 +490,7 @@ static void stream(struct task *t)
 	int next = 1, flipped = 0;
 	double now;
 
-	while ((now = elapsed()) < duration) {
+	while ((now = elapsed()) < t->end) {
 		uint64_t *p = t->buf + c * cw;
 
 		if (scenario == SC_BURSTY &&
@@ -545,7 +556,7 @@ static void *task_run(void *arg)
 		}
 	} else if (scenario < SC_NUMA01 || scenario == SC_NUMA02 ||
 		   scenario == SC_NUMA02SMT || scenario == SC_NUMA02X2 ||
-		   scenario == SC_BURSTY) {
+		   scenario == SC_BURSTY || scenario == SC_SHORTJOBS) {
 		touch(t);
 	}	/* else the process's main thread touched it (threads_proc()) */
 	if (scenario == SC_GROUPS) {	/* 0 and 2 create, 1 and 3 join */
@@ -771,7 +782,7 @@ static void usage(void)
 	fprintf(stderr, "usage: numabench -s stream|disturb|disturb-3x|"
 		"newhogs|newhogs-3x|misplaced|wrongnode|lazy|threads|"
 		"threads-groups|numa01|numa01-thread-alloc|numa02|numa02-smt|"
-		"numa02-2x|shared|numa01-thp|bursty -m off|autonuma|sched-numa "
+		"numa02-2x|shared|numa01-thp|bursty|shortjobs -m off|autonuma|sched-numa "
 		"-d SECONDS [-n NPROC] [-M MiB]\n"
 		"       numabench -m MODE -d SECONDS -x NAME -- COMMAND...\n");
 	exit(1);
@@ -847,6 +858,11 @@ int main(int argc, char **argv)
 	case SC_SHARED:
 		ntasks = ncpu, nprocs = 1, defmib = 256;
 		break;
+	case SC_SHORTJOBS:	/* NPROC a second, for the starts that fit */
+		per_start = ntasks ? ntasks : 4;
+		nstarts = duration > JOB_LIFE ? (int)(duration - JOB_LIFE) + 1 : 1;
+		ntasks = per_start * nstarts, nprocs = 0, defmib = 16;
+		break;
 	default:
 		nprocs = 0, defmib = 32;
 		if (!ntasks)
@@ -872,7 +888,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < ntasks; i++)
 		tasks[i] = (struct task){ .id = i, .len = len, .res = &res[i],
 			.nchunks = len / CHUNK, .loc = &loc[i * nslots],
-			.dist = &dist[i * nslots] };
+			.dist = &dist[i * nslots], .end = duration };
+	if (scenario == SC_SHORTJOBS)
+		for (int i = 0; i < ntasks; i++)
+			tasks[i].end = i / per_start + JOB_LIFE;
 	mig0 = vmstat("pgmigrate_success");
 	nmig0 = vmstat("numa_pages_migrated");
 	hint0 = vmstat("numa_hint_faults");
@@ -901,6 +920,16 @@ int main(int argc, char **argv)
 			    scenario == SC_NEWHOGS3 ? 1 : 0;
 
 		for (int i = 0; i < ntasks + nhogs; i++) {
+			/* shortjobs: start i / per_start seconds after t0 */
+			while (scenario == SC_SHORTJOBS &&
+			       elapsed() < i / per_start) {
+				int st;
+
+				while (waitpid(-1, &st, WNOHANG) > 0)
+					failed |= !WIFEXITED(st) ||
+						  WEXITSTATUS(st);
+				usleep(10000);
+			}
 			if (fork_child())
 				continue;
 			if (i >= ntasks) {
@@ -920,7 +949,8 @@ int main(int argc, char **argv)
 	}
 
 	/* Bucket b (t = b * 0.5 s): mean over the tasks with a sample there. */
-	double bavg[nslots], latest[ntasks];
+	double bavg[nslots], latest[ntasks], life = 0;
+	int nlife = 0;
 
 	for (int i = 0; i < ntasks; i++) {
 		latest[i] = -1;
@@ -943,6 +973,10 @@ int main(int argc, char **argv)
 			if (latest[i] >= 0)
 				lsum += latest[i], have++;
 		}
+		/* shortjobs: the jobs alive then (the others have come and gone) */
+		if (t90 < 0 && scenario == SC_SHORTJOBS && cnt &&
+		    sum / cnt >= 0.9)
+			t90 = b;
 		if (t90 < 0 && have == ntasks && lsum / have >= 0.9)
 			t90 = b;
 		bavg[b] = cnt ? sum / cnt : -1;
@@ -953,12 +987,24 @@ int main(int argc, char **argv)
 		if (dcnt && b * PERIOD >= duration / 2)
 			dist_2nd += dsum / dcnt, nd_2nd++;
 	}
+	for (int i = 0; i < ntasks; i++) {	/* each task's own life */
+		double ts = 0;
+		int tn = 0;
+
+		for (int b = 0; b < nslots; b++)
+			if (loc[i * nslots + b] >= 0)
+				ts += loc[i * nslots + b], tn++;
+		if (tn)
+			life += ts / tn, nlife++;
+	}
 	snprintf(t90s, sizeof(t90s), "%.1f", t90 * PERIOD);
 	printf("##BENCH scenario=%s mode=%s tasks=%d duration=%g mean=%.3f "
 	       "second_half=%.3f t90=%s", sc_names[scenario], mode, ntasks,
 	       duration, n_all ? sum_all / n_all : 0,
 	       n_2nd ? sum_2nd / n_2nd : 0, t90 < 0 ? "never" : t90s);
 	printf(" distance=%.2f", nd_2nd ? dist_2nd / nd_2nd : 0);
+	if (scenario == SC_SHORTJOBS)
+		printf(" life=%.3f", nlife ? life / nlife : 0);
 	if (scenario == SC_NUMA01THP)	/* one process's buffer */
 		printf(" must_move=%zu numa_migrated=%ld", len / 4096,
 		       vmstat("numa_pages_migrated") - nmig0);

@@ -19,6 +19,18 @@
  * Under TCG the absolute latencies mean little; the comparison of the two
  * modes in one boot, and numad's time per pass, do.
  *
+ * Then, how numad's cost grows with the number of entities: for each N of
+ * SIZES (-s, default 300,1000,3000), N small processes as above, each in
+ * a NUMA group of its own (2 x N entities: N processes, N groups), and
+ * for SIZE_SECS each with kernel.sched_numa 1 and then 0: numad's CPU
+ * time (utime + stime of the numad/N threads) and its passes' time
+ * (debugfs), and the busy time of all CPUs, each per 10 s.  sched/numa
+ * off is the baseline: numad sleeps, the busy time is the processes'
+ * own.  The forks stop after FORK_SECS: "procs=" says how many there were.
+ * 10,000 such processes (100,000 wake-ups a second) are more than a TCG
+ * guest of 4 vCPUs runs well: with 3,000 (before FORK_SECS) the guest
+ * printed nothing more for five minutes.
+ *
  * Before that, alone: HOT_THREADS spinning threads in one NUMA group, so
  * that all have the group's node as home, twice as many as that node has
  * CPUs: the idle share of the other node's CPUs over HOT_SECS, which the
@@ -43,6 +55,9 @@
 #define MAX_SAMPLES	(SECS * 1000 + 1000)
 #define HOT_THREADS	4
 #define HOT_SECS	10
+#define SIZE_SECS	10
+#define FORK_SECS	60
+#define SIZE_PROCS_MAX	20000
 
 static volatile int hot_stop;
 
@@ -231,14 +246,114 @@ static void small_proc(void)
 	}
 }
 
-int main(void)
+/* CPU time of every numad/N thread, ms */
+static long long numad_cpu(void)
 {
+	long long ms = 0, t;
+	char comm[32];
+	int node, pid = 0;
+
+	for (node = 0; node < 1024; node++) {
+		snprintf(comm, sizeof(comm), "numad/%d", node);
+		if (nu_pids_by_comm(comm, &pid, 1) == 1 &&
+		    (t = nu_cputime_ms(pid)) > 0)
+			ms += t;
+	}
+	return ms;
+}
+
+/* Busy time of all CPUs (everything but idle and iowait), ms */
+static long long cpus_busy(void)
+{
+	long long v[8] = { 0 }, busy = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "re");
+	int i;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+		v[3] = -1;
+	fclose(f);
+	for (i = 0; i < 8; i++)
+		busy += (i == 3 || i == 4) ? 0 : v[i];
+	return hz > 0 ? busy * 1000 / hz : -1;
+}
+
+/* A small process in a NUMA group of its own */
+static void entity_proc(void)
+{
+	syscall(__NR_numa_tbind, 0L, (long)MS_ID_NEW, 0UL);
+	small_proc();
+}
+
+static void size_run(int n)
+{
+	static pid_t kids[SIZE_PROCS_MAX];
+	int i, nkids = 0, m;
+
+	long long start = now_ns();
+
+	nu_write_file(NU_SCHED_NUMA, "1");	/* numa_tbind() needs it */
+	printf("# forking %d processes\n", n);
+	fflush(stdout);
+	/* At most FORK_SECS: the size reached is in the result line */
+	for (i = 0; i < n && i < SIZE_PROCS_MAX &&
+	     now_ns() - start < FORK_SECS * 1000000000LL; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			entity_proc();
+		if (pid < 0)
+			break;
+		kids[nkids++] = pid;
+	}
+	sleep(2);
+	for (m = 0; m < 2; m++) {
+		long long c0, c1, b0, b1, p0, t0, x0, p1, t1, x1;
+		int have;
+
+		nu_write_file(NU_SCHED_NUMA, m ? "0" : "1");
+		sleep(1);
+		have = !numad_stats(&p0, &t0, &x0);
+		c0 = numad_cpu();
+		b0 = cpus_busy();
+		sleep(SIZE_SECS);
+		c1 = numad_cpu();
+		b1 = cpus_busy();
+		if (have)
+			numad_stats(&p1, &t1, &x1);
+		printf("scalebench entities=%d procs=%d mode=%s per_10s: numad_cpu_ms=%lld numad_pass_ms=%lld cpus_busy_ms=%lld\n",
+		       2 * nkids, nkids, m ? "off" : "sched-numa",
+		       (c1 - c0) * 10 / SIZE_SECS,
+		       have ? (t1 - t0) / 100000 / SIZE_SECS : -1,
+		       (b1 - b0) * 10 / SIZE_SECS);
+		fflush(stdout);
+	}
+	for (i = 0; i < nkids; i++)
+		kill(kids[i], SIGKILL);
+	for (i = 0; i < nkids; i++)
+		waitpid(kids[i], NULL, 0);
+}
+
+int main(int argc, char **argv)
+{
+	const char *sizes = "300,1000,3000";
 	size_t ps = nu_page_size();
 	static pid_t kids[PROCS];
 	long long *lat = calloc(MAX_SAMPLES, sizeof(*lat));
 	int i, nkids = 0, ngroups = 0;
-	char *pages;
+	char *pages, *sz, *tok, *save;
+	int opt;
 
+	while ((opt = getopt(argc, argv, "s:")) != -1) {
+		if (opt != 's') {
+			fprintf(stderr, "usage: scalebench [-s N,N,...]\n");
+			return 1;
+		}
+		sizes = optarg;
+	}
 	if (!lat || nu_write_file(NU_BALANCING, "0") ||
 	    nu_write_file(NU_SCHED_NUMA, "1")) {
 		printf("ok 1 scalebench # SKIP no sched/numa\n");
@@ -277,6 +392,16 @@ int main(void)
 		kill(kids[i], SIGKILL);
 	for (i = 0; i < nkids; i++)
 		waitpid(kids[i], NULL, 0);
+	if (pages != MAP_FAILED)
+		munmap(pages, GROUPS * ps);	/* its groups go with them */
+
+	sz = strdup(sizes);
+	for (tok = strtok_r(sz, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if (atoi(tok) > 0)
+			size_run(atoi(tok));
+	free(sz);
+	nu_write_file(NU_SCHED_NUMA, "0");
 	printf("ok 1 scalebench\n");
 	return 0;
 }
