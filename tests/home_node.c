@@ -47,6 +47,13 @@
  *                        than 10% busier); done for B = 1 and B = 0.  A
  *                        task pinned to busy node 0 forks a child whose
  *                        home node is 0: only nodes it may run on count.
+ *   fork_counts_placed   8 processes forked in a row, each blocking at once
+ *                        (a pipe read), by a task without a home node: their
+ *                        homes are on both nodes, at most 2 apart.  A node's
+ *                        load counts the homes handed out since numad's last
+ *                        count; counting only the tasks runnable on its CPUs,
+ *                        where a child that sleeps shows nowhere, gave every
+ *                        child the node the parent was not running on.
  *   fork_parent_bias     15 spinners per CPU on both nodes, the parent on a
  *                        CPU of its home node H at fork: H has at most a few
  *                        more runnable tasks per CPU than the other node,
@@ -1034,6 +1041,45 @@ TEST_F_TIMEOUT(home_node, fork_least_loaded, HN_TIMEOUT)
 	kid_do(_metadata, w1, OP_FORK, 0, &r);
 	EXPECT_HOME(0, r.home, "fork of a node-1 task while node 1 is busy");
 	stop_spinners(self);
+}
+
+#define PLACED_KIDS	8
+
+TEST_F_TIMEOUT(home_node, fork_counts_placed, HN_TIMEOUT)
+{
+	pid_t kids[PLACED_KIDS];
+	int p[2], i, h, n[2] = { 0, 0 }, status;
+	char c;
+
+	NU_RETURN_IF_SKIPPED();
+	sched_numa_on(_metadata);
+	ASSERT_HOME(-1, nu_home_node(0, 0), "this task (the parent)");
+	ASSERT_EQ(0, pipe2(p, O_CLOEXEC));
+	fflush(stdout);
+	fflush(stderr);
+	for (i = 0; i < PLACED_KIDS; i++) {
+		kids[i] = fork();
+		ASSERT_LE(0, kids[i]) TH_LOG("fork: %s", strerror(errno));
+		if (kids[i] == 0) {
+			close(p[1]);
+			/* Asleep until the parent closes its end: EOF */
+			_exit(read(p[0], &c, 1) == 0 ? 0 : 1);
+		}
+	}
+	close(p[0]);
+	for (i = 0; i < PLACED_KIDS; i++) {
+		h = expect_valid_home(_metadata, kids[i], 0, "sleeping child");
+		if (valid_node(h))
+			n[h]++;
+	}
+	close(p[1]);
+	for (i = 0; i < PLACED_KIDS; i++) {
+		EXPECT_EQ(kids[i], waitpid(kids[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	}
+	EXPECT_GE(2, abs(n[0] - n[1]))
+		TH_LOG("homes of %d children forked in a row, asleep: node 0 %d, node 1 %d",
+		       PLACED_KIDS, n[0], n[1]);
 }
 
 /*
