@@ -246,6 +246,16 @@ static void small_proc(void)
 	}
 }
 
+static void kill_all(const pid_t *kids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		kill(kids[i], SIGKILL);
+	for (i = 0; i < n; i++)
+		waitpid(kids[i], NULL, 0);
+}
+
 /* CPU time of every numad/N thread, ms */
 static long long numad_cpu(void)
 {
@@ -339,10 +349,7 @@ static void size_run(int n)
 		       (b1 - b0) * 10000 / w);
 		fflush(stdout);
 	}
-	for (i = 0; i < nkids; i++)
-		kill(kids[i], SIGKILL);
-	for (i = 0; i < nkids; i++)
-		waitpid(kids[i], NULL, 0);
+	kill_all(kids, nkids);
 }
 
 int main(int argc, char **argv)
@@ -396,10 +403,7 @@ int main(int argc, char **argv)
 	nu_write_file(NU_SCHED_NUMA, "0");
 	run_mode("off", lat);
 
-	for (i = 0; i < nkids; i++)
-		kill(kids[i], SIGKILL);
-	for (i = 0; i < nkids; i++)
-		waitpid(kids[i], NULL, 0);
+	kill_all(kids, nkids);
 	if (pages != MAP_FAILED)
 		munmap(pages, GROUPS * ps);	/* its groups go with them */
 
