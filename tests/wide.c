@@ -104,6 +104,19 @@
  *                       time): NumaSplit 1 at every poll for 30
  *                       intervals, no merge counted.  SKIP unless the
  *                       workers are twice node 0's CPUs.
+ *   bursty_homes_stay   node 0's CPUs + 1 workers pinned to node 0, the
+ *                       others to node 1, spinning: split, homes that
+ *                       way; then they spin by turns as above and are
+ *                       unpinned: no worker's home changes at any poll
+ *                       for 30 intervals (they fit their homes).
+ *   rehomed_memory_follows  the same, each worker sweeping 4 MiB of its
+ *                       own first touched at its home, unpinned while
+ *                       sweeping: node 0 has more busy homes than CPUs,
+ *                       numad moves one; within 40 intervals every
+ *                       worker's buffer is on its home but 1/16, the
+ *                       contents intact.
+ *                       Both SKIP unless node 0 has 2 CPUs or more and
+ *                       node 1 gets a worker.
  *
  * SKIPs without NumaSplit in /proc/self/status (a kernel without this
  * patch), when not root, or unless nodes 0 and 1 both have CPUs.  Node 1
@@ -159,6 +172,8 @@ static int nworkers, idle_create, use_group, exec_worker;
 static int home_cpus[NU_MAXNODE];
 static int pin_node = -1;	/* the wide process pins itself there first */
 static int worker_node = -1;	/* each worker pins itself there first */
+/* Node 0's CPUs + 1 workers pin themselves to node 0 first, the rest to 1 */
+static int uneven;
 static int leader_fill;		/* the leader fills the W_SWEEP buffers */
 static int unpin_workers;	/* pin_node for the leader only, as numa01 */
 static volatile int all_created;
@@ -295,6 +310,8 @@ static void *worker(void *arg)
 
 	ctl->tid[i] = nu_gettid();
 	if (worker_node >= 0 && nu_pin_to_node(worker_node))
+		ctl->mem_bad[i] = -5;
+	if (uneven && nu_pin_to_node(i <= home_cpus[0] ? 0 : 1))
 		ctl->mem_bad[i] = -5;
 	if (use_group) {
 		long id = i == 0 ?
@@ -1427,6 +1444,168 @@ TEST_F_TIMEOUT(wide, bursty_stays_split, 300)
 	EXPECT_TRUE(within_intervals(still_split, self->pid,
 				     3 * WAIT_INTERVALS, 1));
 	EXPECT_EQ(merges, numad_merges());
+}
+
+/* The homes the uneven split gave, for homes_kept() */
+static int kept_homes[NU_MAXNODE];
+
+/* Split, the workers' homes per node those of kept_homes[] */
+static int homes_kept(pid_t pid)
+{
+	int homes[NU_MAXNODE];
+
+	if (is_split(pid) != 1 || worker_homes(pid, homes) < 0)
+		return 0;
+	return !memcmp(homes, kept_homes, sizeof(homes));
+}
+
+/*
+ * Start a wide process with @mode, its workers pinned unevenly (uneven):
+ * node 0's CPUs + 1 at home on node 0, the others on node 1, split; 0 if
+ * it did not get there within 10 intervals (kept_homes[] is what they
+ * were to be).
+ */
+static int start_uneven(struct __test_metadata *_metadata, pid_t *pid,
+			int mode)
+{
+	memset(kept_homes, 0, sizeof(kept_homes));
+	kept_homes[0] = home_cpus[0] + 1;
+	kept_homes[1] = nworkers - kept_homes[0];
+	uneven = 1;
+	*pid = start_wide(_metadata, mode);
+	uneven = 0;
+	if (*pid <= 0)
+		return 0;
+	for (int i = 0; i < nworkers; i++)
+		if (ctl->mem_bad[i] == -5)
+			return 0;
+	return within_intervals(homes_kept, *pid, WAIT_INTERVALS, 0);
+}
+
+/* Every worker of the wide process free to run on every CPU again */
+static int workers_unpin(void)
+{
+	cpu_set_t all;
+
+	CPU_ZERO(&all);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		CPU_SET(c, &all);
+	for (int i = 0; i < nworkers; i++)
+		if (sched_setaffinity(ctl->tid[i], sizeof(all), &all))
+			return -errno;
+	return 0;
+}
+
+/*
+ * A split process with one more home on node 0 than node 0 has CPUs (3:1
+ * on 2n), whose workers then spin by turns, 70 ms each: the threads at
+ * home on node 0 need (CPUs + 1) / 2 of its CPUs, which they have.  No
+ * home may change at any poll for 30 intervals.  Before the fix,
+ * split_rebalance() moved one worker's home to node 1 the first time it
+ * saw it run there (the load balancer spreads the busy half), leaving
+ * its memory behind: make bench's bursty at 0.750 second-half locality.
+ */
+TEST_F_TIMEOUT(wide, bursty_homes_stay, 300)
+{
+	int homes[NU_MAXNODE];
+	char buf[256];
+
+	NU_RETURN_IF_SKIPPED();
+	if (home_cpus[0] < 2 || nworkers < home_cpus[0] + 2)
+		SKIP(return, "%d workers, node 0 has %d CPUs", nworkers,
+		     home_cpus[0]);
+	ASSERT_TRUE(start_uneven(_metadata, &self->pid, W_SPIN)) {
+		worker_homes(self->pid, homes);
+		TH_LOG("split %d, workers at home on %s", is_split(self->pid),
+		       homes_str(homes, buf, sizeof(buf)));
+	}
+	for (int i = 0; i < nworkers; i++)
+		ctl->mode[i] = W_HALF;
+	usleep(100000);
+	ASSERT_EQ(0, workers_unpin());
+	EXPECT_TRUE(within_intervals(homes_kept, self->pid,
+				     3 * WAIT_INTERVALS, 1)) {
+		worker_homes(self->pid, homes);
+		TH_LOG("split %d, workers at home on %s", is_split(self->pid),
+		       homes_str(homes, buf, sizeof(buf)));
+	}
+}
+
+static int homes_moved(pid_t pid)
+{
+	return is_split(pid) == 1 && !homes_kept(pid) && homes_balanced(pid);
+}
+
+/*
+ * The same process, each worker sweeping 4 MiB of its own, first touched
+ * on the node it is pinned to (its home), then unpinned while it sweeps:
+ * node 0 has more busy homes than CPUs, and numad moves one of them
+ * (split_relocate() or split_rebalance()).  The memory of the worker
+ * that moved follows it: within 40 intervals every worker's buffer is on
+ * its home but 1/16 of it, the contents intact.  Before the fix, none of
+ * that worker's pages moved: node 0 is still home to the others, so
+ * numad saw nothing of the process off its homes.
+ */
+TEST_F_TIMEOUT(wide, rehomed_memory_follows, 300)
+{
+	long np = MEM_LEN / nu_page_size(), want1 = 0;
+	int homes[NU_MAXNODE];
+	struct passes t0;
+	char buf[256];
+
+	NU_RETURN_IF_SKIPPED();
+	if (home_cpus[0] < 2 || nworkers < home_cpus[0] + 2)
+		SKIP(return, "%d workers, node 0 has %d CPUs", nworkers,
+		     home_cpus[0]);
+	ASSERT_TRUE(start_uneven(_metadata, &self->pid, W_SWEEP)) {
+		worker_homes(self->pid, homes);
+		TH_LOG("split %d, workers at home on %s", is_split(self->pid),
+		       homes_str(homes, buf, sizeof(buf)));
+	}
+	/* Control: each buffer filled at its worker's home */
+	workers_cmd(5);
+	for (int i = 0; i < nworkers; i++) {
+		ASSERT_EQ(6, ctl->mem_cmd[i]);
+		ASSERT_EQ(np, ctl->mem_on_home[i]) {
+			TH_LOG("worker %d: %ld of %ld pages on its home %d",
+			       i, ctl->mem_on_home[i], np, ctl->mem_home[i]);
+		}
+	}
+	ASSERT_EQ(0, workers_unpin());
+	ASSERT_TRUE(within_intervals(homes_moved, self->pid,
+				     2 * WAIT_INTERVALS, 0)) {
+		worker_homes(self->pid, homes);
+		TH_LOG("split %d, workers at home on %s", is_split(self->pid),
+		       homes_str(homes, buf, sizeof(buf)));
+	}
+	worker_homes(self->pid, homes);
+	TH_LOG("homes now %s", homes_str(homes, buf, sizeof(buf)));
+	want1 = (long)homes[1] * np;
+	/*
+	 * Watch the kernel's counters (NumaRss), not move_pages(2): its
+	 * query holds each page for a moment, and a hinting fault that
+	 * meets it fails to migrate that page (affinity_leaves_node)
+	 */
+	ASSERT_EQ(0, numad_passes_read(&t0));
+	for (long g = now_sec(); now_sec() - g < GUARD_SEC &&
+	     numad_passes_since(&t0) < 4 * WAIT_INTERVALS;) {
+		long pages[NU_MAXNODE];
+
+		ASSERT_EQ(0, nu_numa_rss(self->pid, pages));
+		if (pages[1] >= want1 - np / 16)
+			break;
+		usleep(200000);
+	}
+	workers_cmd(5);
+	for (int i = 0; i < nworkers; i++) {
+		ASSERT_EQ(6, ctl->mem_cmd[i]);
+		EXPECT_LE(np - np / 16, ctl->mem_on_home[i]) {
+			TH_LOG("worker %d: %ld of %ld pages on its home %d after %ld intervals",
+			       i, ctl->mem_on_home[i], np, ctl->mem_home[i],
+			       numad_passes_since(&t0));
+		}
+		EXPECT_EQ(-1, ctl->mem_bad[i]) TH_LOG("worker %d: data", i);
+	}
 }
 
 int main(int argc, char **argv)
