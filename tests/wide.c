@@ -105,8 +105,8 @@
  *                       intervals, no merge counted.  SKIP unless the
  *                       workers are twice node 0's CPUs.
  *   bursty_homes_stay   node 0's CPUs + 1 workers pinned to node 0, the
- *                       others to node 1, spinning: split, homes that
- *                       way; then they spin by turns as above and are
+ *                       others to node 1, spinning (each until its home
+ *                       is that node): split, homes that way; then they spin by turns as above and are
  *                       unpinned: no worker's home changes at any poll
  *                       for 30 intervals (they fit their homes).
  *   rehomed_memory_follows  the same, each worker sweeping 4 MiB of its
@@ -311,8 +311,20 @@ static void *worker(void *arg)
 	ctl->tid[i] = nu_gettid();
 	if (worker_node >= 0 && nu_pin_to_node(worker_node))
 		ctl->mem_bad[i] = -5;
-	if (uneven && nu_pin_to_node(i <= home_cpus[0] ? 0 : 1))
-		ctl->mem_bad[i] = -5;
+	if (uneven) {
+		int want = i <= home_cpus[0] ? 0 : 1;
+
+		if (nu_pin_to_node(want))
+			ctl->mem_bad[i] = -5;
+		/*
+		 * Busy until the split gives it that home (at most 10 s):
+		 * memory first touched before would land on the leader's
+		 * home, another home of the process, and stay there
+		 */
+		for (int k = 0; k < 2000 && status_field(getpid(), nu_gettid(),
+							 "NumaHome") != want; k++)
+			spin_ms(5);
+	}
 	if (use_group) {
 		long id = i == 0 ?
 			syscall(__NR_numa_tbind, nu_gettid(), MS_ID_NEW, 0UL) :
@@ -1563,6 +1575,15 @@ TEST_F_TIMEOUT(wide, rehomed_memory_follows, 300)
 		       homes_str(homes, buf, sizeof(buf)));
 	}
 	/* Control: each buffer filled at its worker's home */
+	for (long g = now_sec(); now_sec() - g < GUARD_SEC;) {
+		int filled = 0;
+
+		for (int i = 0; i < nworkers; i++)
+			filled += ctl->buf[i] != NULL;
+		if (filled == nworkers)
+			break;
+		usleep(10000);
+	}
 	workers_cmd(5);
 	for (int i = 0; i < nworkers; i++) {
 		ASSERT_EQ(6, ctl->mem_cmd[i]);
