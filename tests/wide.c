@@ -117,6 +117,15 @@
  *                       contents intact.
  *                       Both SKIP unless node 0 has 2 CPUs or more and
  *                       node 1 gets a worker.
+ *   split_memory_follows  the workers, pinned with the process to node 0,
+ *                       each fill 4 MiB at home there (not split); then
+ *                       unpinned, the process is split, homes on two
+ *                       nodes or more: within 40 intervals every worker's
+ *                       buffer is on its home but 1/16, the contents
+ *                       intact.
+ *   split_fork_memory_follows  the same, every buffer first touched on
+ *                       node 0 by the main thread before it makes the
+ *                       workers (numa02's shape).
  *
  * SKIPs without NumaSplit in /proc/self/status (a kernel without this
  * patch), when not root, or unless nodes 0 and 1 both have CPUs.  Node 1
@@ -1609,6 +1618,107 @@ TEST_F_TIMEOUT(wide, rehomed_memory_follows, 300)
 	for (int i = 0; i < nworkers; i++) {
 		EXPECT_LE(np - np / 16, on_home[i]) TH_LOG("worker %d", i);
 	}
+}
+
+/* NumaRss of the wide process: each node's workers' buffers there, but 1/16 */
+static int rss_on_homes(pid_t pid)
+{
+	long np = MEM_LEN / nu_page_size(), pages[NU_MAXNODE];
+	int homes[NU_MAXNODE];
+
+	if (worker_homes(pid, homes) < 1 || nu_numa_rss(pid, pages))
+		return 0;
+	for (int n = 0; n < (int)NU_MAXNODE; n++)
+		if (pages[n] < homes[n] * np - np / 16)
+			return 0;
+	return 1;
+}
+
+/*
+ * A process that fills its memory while it fits one node and then grows
+ * wider than it, its workers sweeping 4 MiB each, all first touched on
+ * node 0:
+ *   split_memory_follows       every worker, pinned with the process to
+ *                              node 0 (not split: it may run on one node
+ *                              only), fills its own buffer at home there;
+ *                              then the workers are unpinned, and numad
+ *                              splits the process;
+ *   split_fork_memory_follows  autonuma-benchmark's numa02: the main
+ *                              thread, pinned to node 0, first touches
+ *                              every buffer, unpins itself and makes the
+ *                              workers, which split the process as they
+ *                              are made (or numad does).
+ * The process is split, homes on two nodes or more, and the buffers of
+ * the workers whose home is not node 0 follow them: within 40 intervals
+ * every worker's buffer is on its home but 1/16 of it, the contents
+ * intact.  Before the fix, none of them moved: node 0 is still home to
+ * other workers, so numad saw nothing of the process off its homes
+ * (make bench TOPO=cxl numa02-farmem, its memory brought home from the
+ * CPU-less node before the split: 0.500 and 0.626 second-half locality,
+ * autonuma 1.000).
+ */
+static void split_follows(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(wide) *self, int by_leader)
+{
+	long np = MEM_LEN / nu_page_size(), on_home[MAXT];
+	int homes[NU_MAXNODE];
+	struct passes t0;
+	char buf[256];
+
+	pin_node = 0;
+	leader_fill = unpin_workers = by_leader;
+	self->pid = start_wide(_metadata, W_SWEEP);
+	pin_node = -1;
+	leader_fill = unpin_workers = 0;
+	ASSERT_LT(0, self->pid);
+	if (!by_leader) {
+		/* Control: not split, each buffer filled on node 0, intact */
+		ASSERT_TRUE(workers_buf_home(_metadata, on_home));
+		for (int i = 0; i < nworkers; i++) {
+			ASSERT_EQ(0, ctl->mem_home[i]) TH_LOG("worker %d", i);
+			ASSERT_EQ(np, on_home[i]) TH_LOG("worker %d", i);
+		}
+		ASSERT_EQ(0, is_split(self->pid));
+		ASSERT_EQ(0, workers_unpin());
+	} else {
+		/* Control: every buffer on node 0 */
+		ASSERT_EQ((long)nworkers * np,
+			  workers_pages_on(self->pid, 0));
+	}
+	ASSERT_TRUE(within_intervals(split_on_both, self->pid,
+				     2 * WAIT_INTERVALS, 0)) {
+		worker_homes(self->pid, homes);
+		TH_LOG("split %d, workers at home on %s", is_split(self->pid),
+		       homes_str(homes, buf, sizeof(buf)));
+	}
+	worker_homes(self->pid, homes);
+	TH_LOG("split, workers at home on %s",
+	       homes_str(homes, buf, sizeof(buf)));
+	/* NumaRss, not move_pages(2): see rehomed_memory_follows */
+	ASSERT_EQ(0, numad_passes_read(&t0));
+	for (long g = now_sec(); now_sec() - g < GUARD_SEC &&
+	     !rss_on_homes(self->pid) &&
+	     numad_passes_since(&t0) < 4 * WAIT_INTERVALS;)
+		usleep(200000);
+	worker_homes(self->pid, homes);
+	TH_LOG("after %ld intervals, workers at home on %s",
+	       numad_passes_since(&t0), homes_str(homes, buf, sizeof(buf)));
+	ASSERT_TRUE(workers_buf_home(_metadata, on_home));
+	for (int i = 0; i < nworkers; i++) {
+		EXPECT_LE(np - np / 16, on_home[i]) TH_LOG("worker %d", i);
+	}
+}
+
+TEST_F_TIMEOUT(wide, split_memory_follows, 300)
+{
+	NU_RETURN_IF_SKIPPED();
+	split_follows(_metadata, self, 0);
+}
+
+TEST_F_TIMEOUT(wide, split_fork_memory_follows, 300)
+{
+	NU_RETURN_IF_SKIPPED();
+	split_follows(_metadata, self, 1);
 }
 
 int main(int argc, char **argv)
